@@ -79,7 +79,7 @@ def build_offline(workers: int, katex_dist: Path | None) -> Path:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--katex", type=Path, default=ROOT / ".venv/katex/node_modules/katex/dist",
+    parser.add_argument("--katex", type=Path, default=Path(sys.prefix) / "katex/node_modules/katex/dist",
                         help="KaTeX dist folder (npm katex@0.16.11)")
     parser.add_argument("--workers", type=int, default=2, help="processes for notebook preprocessing")
     args = parser.parse_args()

@@ -1,0 +1,50 @@
+"""Build the docs offline in a copy of the repository and check pages, sidebar and maths assets."""
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import ROOT, notebooks
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    copy = tmp_path_factory.mktemp("repo")
+    for name in ("settings.ini", "setup.py", "_quarto.yml"):
+        shutil.copy(ROOT / name, copy / name)
+    for name in ("nbs", "gcelib", "tools"):
+        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "_proc"))
+    katex = Path(sys.prefix) / "katex/node_modules/katex/dist"
+    args = [sys.executable, str(copy / "tools/build_docs.py"), "--workers", "1"]
+    if katex.is_dir():
+        args += ["--katex", str(katex)]
+    res = subprocess.run(args, cwd=copy, capture_output=True, text=True, timeout=900)
+    assert res.returncode == 0, res.stderr[-3000:]
+    return copy / "_docs"
+
+
+def test_every_notebook_has_a_page(site):
+    for nb in notebooks():
+        page = site / nb.relative_to(ROOT / "nbs").with_suffix(".html")
+        assert page.is_file(), f"no page for {nb.name}"
+
+
+def test_sidebar_has_a_section_per_paper(site):
+    import yaml
+
+    from gcelib.core.papers import PAPERS
+
+    sidebar = yaml.safe_load((site.parent / "nbs" / "sidebar.yml").read_text())
+    sections = {s["section"] for s in sidebar["website"]["sidebar"]["contents"] if isinstance(s, dict)}
+    expected = {"Core"} | {p.short for p in PAPERS if (ROOT / "nbs" / p.slug).is_dir()}
+    assert sections == expected
+    index = (site / "index.html").read_text()
+    assert "core/01_runtime.html" in index
+
+
+def test_maths_is_served_locally(site):
+    assert (site / "site_libs/katex/katex.min.js").is_file()
+    for page in site.rglob("*.html"):
+        assert "cdn.jsdelivr.net/npm/katex" not in page.read_text(), f"{page.name} loads KaTeX from the network"

@@ -1,0 +1,21 @@
+"""Smoke-run every 90_experiment / 91_benchmark notebook with papermill and check its run outputs."""
+import json
+
+import papermill as pm
+import pytest
+
+from gcelib.core.outputs import check_run
+from helpers import NBS, is_experiment, notebooks
+
+EXPERIMENTS = [p for p in notebooks() if is_experiment(p)]
+
+
+@pytest.mark.parametrize("path", EXPERIMENTS, ids=[str(p.relative_to(NBS)) for p in EXPERIMENTS])
+def test_experiment_smoke(path, tmp_path):
+    out_dir = tmp_path / "run"
+    pm.execute_notebook(str(path), str(tmp_path / path.name), parameters={"scale": "smoke", "out_dir": str(out_dir)},
+                        kernel_name="python3", cwd=str(path.parent), progress_bar=False)
+    assert check_run(out_dir) == []
+    claims = json.loads((out_dir / "claims.json").read_text())
+    assert claims, "an experiment must record its claims, with verdicts"
+    assert json.loads((out_dir / "metrics.json").read_text()), "an experiment must record metrics"

@@ -1,0 +1,39 @@
+"""The committed gcelib/ must be exactly what nbdev_export makes of the notebooks."""
+import filecmp
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import ROOT
+
+
+def _tree(root: Path) -> dict:
+    return {p.relative_to(root): p for p in root.rglob("*.py") if "__pycache__" not in p.parts}
+
+
+def test_export_leaves_no_diff(tmp_path):
+    # Export in a copy, so that other workers importing gcelib never see a half-written file.
+    for name in ("settings.ini", "setup.py"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "nbs", tmp_path / "nbs", ignore=shutil.ignore_patterns("_proc", ".ipynb_checkpoints"))
+    shutil.copytree(ROOT / "gcelib", tmp_path / "gcelib", ignore=shutil.ignore_patterns("__pycache__"))
+    exporter = Path(sys.executable).parent / "nbdev_export"
+    subprocess.run([str(exporter)], cwd=tmp_path, check=True, capture_output=True)
+    committed, exported = _tree(ROOT / "gcelib"), _tree(tmp_path / "gcelib")
+    assert sorted(exported) == sorted(committed), "nbdev_export adds or removes modules: run nbdev_export"
+    stale = [str(k) for k in committed if not filecmp.cmp(committed[k], exported[k], shallow=False)]
+    assert not stale, f"gcelib/ differs from the notebooks in {stale}: run nbdev_export and commit"
+
+
+def test_notebooks_are_clean():
+    # nbdev_clean strips execution counts and metadata noise but keeps the `parameters` tag.
+    import json
+
+    for path in sorted((ROOT / "nbs").rglob("*.ipynb")):
+        nb = json.loads(path.read_text())
+        counts = [c.get("execution_count") for c in nb["cells"] if c["cell_type"] == "code"]
+        assert all(c is None for c in counts), f"{path.relative_to(ROOT)} is not clean: run nbdev_clean"
+        if path.name.startswith("90_"):
+            tags = [t for c in nb["cells"] for t in c.get("metadata", {}).get("tags", [])]
+            assert "parameters" in tags, f"{path.relative_to(ROOT)} has no cell tagged `parameters`"

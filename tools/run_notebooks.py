@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Execute notebooks in place so that the committed notebooks (and the docs) show their outputs.
 
-Experiment notebooks run with their default parameters, which are the smoke preset. Run
+Experiment notebooks run with their default parameters, which are the smoke preset. Cells flagged
+`#| slow` or `#| gpu` are skipped, as nbdev's test runner skips them, and keep no output. Run
 `nbdev_clean` afterwards (`make outputs` does both).
 
     python tools/run_notebooks.py [--papers treegrad,core] [--timeout 600]
@@ -9,12 +10,38 @@ Experiment notebooks run with their default parameters, which are the smoke pres
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import re
+import tempfile
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+SKIP = re.compile(r"^#\|\s*(slow|gpu)\s*$", re.M)
+
+
+def execute_in_place(path: Path, timeout: int) -> None:
+    """Run a copy without the flagged cells, then copy the outputs back into the notebook."""
+    import papermill as pm
+
+    nb = json.loads(path.read_text())
+    runnable = json.loads(json.dumps(nb))
+    skipped = set()
+    for i, cell in enumerate(runnable["cells"]):
+        if cell["cell_type"] == "code" and SKIP.search("".join(cell["source"])):
+            cell["source"], skipped = ["# skipped: flagged slow or gpu"], skipped | {i}
+    with tempfile.TemporaryDirectory() as tmp:
+        src, dst = Path(tmp) / path.name, Path(tmp) / ("out_" + path.name)
+        src.write_text(json.dumps(runnable))
+        pm.execute_notebook(str(src), str(dst), kernel_name="python3", cwd=str(path.parent),
+                            progress_bar=False, execution_timeout=timeout)
+        done = json.loads(dst.read_text())
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "code":
+            cell["outputs"] = [] if i in skipped else done["cells"][i].get("outputs", [])
+    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
 
 
 def main() -> int:
@@ -22,9 +49,8 @@ def main() -> int:
     parser.add_argument("--papers", default="", help="comma-separated folders of nbs/ (default: all)")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per cell")
     args = parser.parse_args()
-    os.environ.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", MPLBACKEND="Agg", GCELIB_QUIET="1")
-    import papermill as pm
-
+    os.environ.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", GCELIB_QUIET="1")
+    os.environ.pop("MPLBACKEND", None)  # the kernel's inline backend embeds figures in the outputs
     folders = [f for f in args.papers.split(",") if f]
     nbs = ROOT / "nbs"
     paths = sorted(nbs.glob("*.ipynb")) if not folders else []
@@ -34,8 +60,7 @@ def main() -> int:
     for path in paths:
         start = time.perf_counter()
         try:
-            pm.execute_notebook(str(path), str(path), kernel_name="python3", cwd=str(path.parent),
-                                progress_bar=False, execution_timeout=args.timeout)
+            execute_in_place(path, args.timeout)
             print(f"ok     {time.perf_counter() - start:6.1f}s  {path.relative_to(ROOT)}")
         except Exception as err:  # report and go on: the other notebooks still get their outputs
             failed.append(path)

@@ -46,7 +46,7 @@ def execute_in_place(path: Path, timeout: int) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--papers", default="", help="comma-separated folders of nbs/ (default: all)")
+    parser.add_argument("--papers", default="", help="comma-separated folders of nbs/, '.' for the top level (default: all)")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per cell")
     args = parser.parse_args()
     os.environ.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", GCELIB_QUIET="1")
@@ -55,6 +55,8 @@ def main() -> int:
     nbs = ROOT / "nbs"
     paths = sorted(nbs.glob("*.ipynb")) if not folders else []
     for folder in folders or sorted(p.name for p in nbs.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))):
+        if not (nbs / folder).is_dir():
+            parser.error(f"--papers: nbs/{folder} is not a folder")
         paths += sorted((nbs / folder).glob("*.ipynb"))
     failed = []
     for path in paths:

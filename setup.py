@@ -27,7 +27,8 @@ setup(
     packages=find_packages(include=["gcelib", "gcelib.*"]),
     include_package_data=True,
     install_requires=read_requirements("requirements.txt"),
-    extras_require={"dev": read_requirements("requirements-dev.txt")},
+    # dev: tests, oracles and docs; per paper: what its notebooks need beyond the runtime stack
+    extras_require={"dev": read_requirements("requirements-dev.txt"), "treegrad": ["shap==0.51.0"]},
     entry_points={"console_scripts": [cfg["console_scripts"]]},
     zip_safe=False,
 )

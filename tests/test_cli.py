@@ -27,7 +27,7 @@ def test_list_names_all_papers():
 def test_reproduce_isolates_failures_and_resumes(tmp_path):
     out = tmp_path / "results"
     args = ("--nbs", str(FIXTURES / "nbs"), "reproduce", "--scale", "smoke", "--out", str(out))
-    first = gcelib(*args)
+    first = gcelib(*args, "--papers", "fixture_fail,fixture_ok")
     assert first.returncode == 1, first.stderr  # one notebook failed
     report = json.loads((out / "report.json").read_text())
     status = {r["paper"]: r["status"] for r in report["runs"]}
@@ -81,3 +81,25 @@ def test_readme_table_matches_notebooks():
         row = next((line for line in readme.splitlines() if f"`{paper.slug}`" in line), None)
         assert row is not None, f"README lacks a row for {paper.slug}"
         assert ("implemented" in row and "not yet" not in row) == (paper.slug in done), row
+
+
+def test_ctrl_c_keeps_finished_results(tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "results"
+    proc = subprocess.Popen([GCELIB, "--nbs", str(FIXTURES / "nbs"), "reproduce", "--scale", "smoke",
+                             "--papers", "fixture_ok,fixture_sleep", "--out", str(out)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ok_status = out / "fixture_ok" / "90_experiment.status.json"
+    deadline = time.time() + 120
+    while not ok_status.exists() and time.time() < deadline:
+        time.sleep(0.5)
+    time.sleep(3)  # the long notebook is running now
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert json.loads(ok_status.read_text())["status"] == "ok"
+    assert not (out / "fixture_sleep" / "90_experiment.status.json").exists()
+    report = json.loads((out / "report.json").read_text())
+    assert [r["paper"] for r in report["runs"]] == ["fixture_ok"]

@@ -48,3 +48,13 @@ def test_maths_is_served_locally(site):
     assert (site / "site_libs/katex/katex.min.js").is_file()
     for page in site.rglob("*.html"):
         assert "cdn.jsdelivr.net/npm/katex" not in page.read_text(), f"{page.name} loads KaTeX from the network"
+
+
+def test_images_resolve(site):
+    import re
+
+    for page in site.rglob("*.html"):
+        for src in re.findall(r'<img[^>]*src="([^"]+)"', page.read_text()):
+            if src.startswith("data:") or src.startswith("http"):
+                continue
+            assert (page.parent / src).is_file(), f"{page.relative_to(site)} shows a missing image {src}"

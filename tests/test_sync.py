@@ -37,3 +37,15 @@ def test_notebooks_are_clean():
         if path.name.startswith("90_"):
             tags = [t for c in nb["cells"] for t in c.get("metadata", {}).get("tags", [])]
             assert "parameters" in tags, f"{path.relative_to(ROOT)} has no cell tagged `parameters`"
+
+
+def test_wheel_packages_every_module(tmp_path):
+    # An editable install hides a missing subpackage; the built wheel does not.
+    import zipfile
+
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", str(ROOT),
+                    "-w", str(tmp_path)], check=True, capture_output=True)
+    wheel = next(tmp_path.glob("gcelib-*.whl"))
+    packed = {n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".py")}
+    expected = {str(p.relative_to(ROOT)) for p in (ROOT / "gcelib").rglob("*.py") if "__pycache__" not in p.parts}
+    assert expected <= packed, f"missing from the wheel: {sorted(expected - packed)}"

@@ -27,7 +27,7 @@ slow: setup  ## the suite with the `#| slow` cells too
 	GCELIB_TEST_FLAGS=slow $(MAKE) test
 
 reproduce: setup  ## the main job: every implemented paper at SCALE (default cpu) into OUT
-	$(BIN)/gcelib reproduce --scale $(SCALE) --out $(OUT) $(if $(PAPERS),--papers $(PAPERS),)
+	$(BIN)/gcelib reproduce --scale $(SCALE) --out $(OUT) $(if $(PAPERS),--papers $(PAPERS),) $(if $(FORCE),--force,)
 
 smoke: setup  ## every experiment in seconds
 	$(MAKE) reproduce SCALE=smoke OUT=results/smoke

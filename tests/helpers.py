@@ -1,9 +1,16 @@
-"""Paths shared by the test modules."""
+"""Paths and helpers shared by the test modules."""
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NBS = ROOT / "nbs"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def clean_env() -> dict:
+    """The environment without IN_TEST: nbdev's test runner sets it in-process, and nbdev_export
+    silently does nothing while it is set."""
+    return {k: v for k, v in os.environ.items() if k != "IN_TEST"}
 
 
 def is_experiment(path: Path) -> bool:

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 
 from gcelib.core.papers import PAPERS, implemented_papers
-from helpers import FIXTURES, NBS, ROOT
+from helpers import FIXTURES, NBS, ROOT, clean_env
 
 GCELIB = str(Path(sys.executable).parent / "gcelib")
 
 
 def gcelib(*args, cwd=ROOT):
-    return subprocess.run([GCELIB, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
+    return subprocess.run([GCELIB, *args], cwd=cwd, capture_output=True, text=True, timeout=600, env=clean_env())
 
 
 def test_list_names_all_papers():
@@ -78,9 +78,10 @@ def test_readme_table_matches_notebooks():
     readme = (ROOT / "README.md").read_text()
     done = implemented_papers(NBS)
     for paper in PAPERS:
-        row = next((line for line in readme.splitlines() if f"`{paper.slug}`" in line), None)
+        row = next((line for line in readme.splitlines() if f"| `{paper.slug}` |" in line), None)
         assert row is not None, f"README lacks a row for {paper.slug}"
-        assert ("implemented" in row and "not yet" not in row) == (paper.slug in done), row
+        status = row.strip().strip("|").split("|")[-1].strip()
+        assert status == ("implemented" if paper.slug in done else "not yet"), row
 
 
 def test_ctrl_c_keeps_finished_results(tmp_path):

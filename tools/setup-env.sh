@@ -12,20 +12,33 @@ STAMP="$VENV/.gcelib-env-$HASH"
 PIP="$VENV/bin/python -m pip --disable-pip-version-check"
 quiet() { grep -v -E 'Location .* is ignored|^\s*$' || true; }
 
+PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
+  echo "gcelib needs Python 3.11 (found $("$PYTHON" --version 2>&1)); set PYTHON=/path/to/python3.11" >&2
+  exit 2
+fi
+
 if ! { [ -f "$STAMP" ] && "$VENV/bin/python" -c 'import torch, nbdev, papermill' 2>/dev/null; }; then
   echo "Building the environment in $VENV (3-8 minutes on a fresh machine)..."
-  python3 -m venv "$VENV"
+  "$PYTHON" -m venv "$VENV"
+  # On this project's machines pip finds a local CPU wheel of torch (pip's find-links). Elsewhere,
+  # point PIP_EXTRA_INDEX_URL at PyTorch's CPU wheel index, or pip brings the CUDA build.
   $PIP install -q 'torch==2.13.0' 2>&1 | quiet
   $PIP install -q -c constraints.txt -r requirements.txt -r requirements-dev.txt 2>&1 | quiet
   $PIP check
-  # KaTeX for the offline docs (maths without a network).
+  rm -f "$VENV"/.gcelib-env-*
+  touch "$STAMP"
+fi
+
+# KaTeX for the offline docs (maths without a network); retried on every run until it is there.
+if [ ! -f "$VENV/katex/node_modules/katex/dist/katex.min.js" ]; then
   if command -v npm >/dev/null; then
     mkdir -p "$VENV/katex"
     npm install --silent --prefix "$VENV/katex" katex@0.16.11 >/dev/null 2>&1 \
       || echo "warning: npm could not install katex; docs pages will load maths from the CDN"
+  else
+    echo "warning: npm not found; install Node.js for offline maths in the docs"
   fi
-  rm -f "$VENV"/.gcelib-env-*
-  touch "$STAMP"
 fi
 
 # The editable install points at one checkout; refresh it when the environment serves another.

@@ -51,3 +51,23 @@ def test_wheel_packages_every_module(tmp_path):
     packed = {n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".py")}
     expected = {str(p.relative_to(ROOT)) for p in (ROOT / "gcelib").rglob("*.py") if "__pycache__" not in p.parts}
     assert expected <= packed, f"missing from the wheel: {sorted(expected - packed)}"
+
+
+def test_imports_stand_alone():
+    # nbdev's docs build executes every cell that contains an import (in notebooks that export);
+    # a cell mixing imports with other code then runs out of context and breaks `make docs`.
+    import ast
+    import json
+
+    for path in sorted((ROOT / "nbs").rglob("*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        if not any("#| export" in "".join(c["source"]) for c in cells):
+            continue
+        for i, cell in enumerate(cells):
+            src = "".join(cell["source"])
+            if cell["cell_type"] != "code" or "#| export" in src:
+                continue
+            body = ast.parse("\n".join(line for line in src.splitlines() if not line.startswith("%"))).body
+            imports = [n for n in body if isinstance(n, (ast.Import, ast.ImportFrom))]
+            assert not imports or len(imports) == len(body), \
+                f"{path.relative_to(ROOT)} cell {i} mixes imports with code: move the imports to the import cell"

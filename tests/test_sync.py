@@ -71,3 +71,12 @@ def test_imports_stand_alone():
             imports = [n for n in body if isinstance(n, (ast.Import, ast.ImportFrom))]
             assert not imports or len(imports) == len(body), \
                 f"{path.relative_to(ROOT)} cell {i} mixes imports with code: move the imports to the import cell"
+
+
+def test_installed_package_is_this_checkout(tmp_path):
+    # Notebook kernels run outside the repository root and import the installed gcelib; an editable
+    # install left pointing at another checkout would test that checkout's code instead.
+    found = subprocess.run([sys.executable, "-c", "import gcelib; print(gcelib.__file__)"], cwd=tmp_path,
+                           check=True, capture_output=True, text=True, env=clean_env()).stdout.strip()
+    assert Path(found).resolve().parent == (ROOT / "gcelib").resolve(), \
+        f"the environment imports gcelib from {found}, not from this checkout: run `make setup`"

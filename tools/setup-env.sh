@@ -43,7 +43,8 @@ fi
 
 # The editable install points at one checkout; refresh it when the environment serves another.
 want=$(pwd)/gcelib
-have=$("$VENV/bin/python" -c 'import gcelib, os; print(os.path.dirname(os.path.realpath(gcelib.__file__)))' 2>/dev/null || true)
+# (Asked from / so that the checkout in the working directory does not answer for the install.)
+have=$(cd / && "$(realpath "$VENV")/bin/python" -c 'import gcelib, os; print(os.path.dirname(os.path.realpath(gcelib.__file__)))' 2>/dev/null || true)
 if [ "$have" != "$(realpath "$want")" ] || [ ! -x "$VENV/bin/gcelib" ]; then
   $PIP install -q --no-deps -e . 2>&1 | quiet
 fi

@@ -23,14 +23,23 @@ ROOT = Path(__file__).resolve().parent.parent
 KATEX_CDN = re.compile(r"https://cdn\.jsdelivr\.net/npm/katex@[0-9.]+/dist")
 
 
+SHARED_TITLES = {"control": "Control", "diffusion": "Diffusion", "merging": "Merging", "tiny_models": "Tiny models",
+                 "rl": "RL"}
+
+
 def write_sidebar(nbs: Path) -> Path:
-    """Write nbs/sidebar.yml: the home page, the core API, then one section per paper."""
+    """Write nbs/sidebar.yml: the home page, the core API, the shared modules, then one section per paper."""
     from gcelib.core.papers import PAPERS
 
     def pages(folder: Path) -> list[str]:
         return [str(p.relative_to(nbs)) for p in sorted(folder.glob("*.ipynb")) if not p.name.startswith("_")]
 
     contents: list = ["index.ipynb", {"section": "Core", "contents": pages(nbs / "core")}]
+    slugs = {paper.slug for paper in PAPERS}
+    for folder in sorted(p for p in nbs.iterdir() if p.is_dir()):  # shared modules (control, merging, ...)
+        if folder.name not in slugs | {"core"} and not folder.name.startswith(("_", ".")) and pages(folder):
+            contents.append({"section": SHARED_TITLES.get(folder.name, folder.name.replace("_", " ").capitalize()),
+                             "contents": pages(folder)})
     for paper in PAPERS:
         if (nbs / paper.slug).is_dir() and pages(nbs / paper.slug):
             contents.append({"section": paper.short, "contents": pages(nbs / paper.slug)})

@@ -464,14 +464,19 @@ def peak_memory_mb(fn, device) -> float:
         return (torch.cuda.max_memory_allocated() - start) / 2**20
     import multiprocessing as mp
 
-    def child(queue):
-        import resource
+    def status_kb(field):  # Linux: a line of /proc/self/status, in kB
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith(field + ":"))
 
+    def child(queue):
         try:
-            with open("/proc/self/statm") as f:  # Linux: resident pages at the start of the child
-                start_kb = int(f.read().split()[1]) * (4096 // 1024)
+            # A forked child inherits the parent's peak RSS; reset it to the current RSS (Linux >= 4.0),
+            # or a parent that once used more memory than fn needs hides fn's peak entirely.
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+            start_kb = status_kb("VmRSS")
             fn()
-            queue.put((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - start_kb) / 1024)
+            queue.put((status_kb("VmHWM") - start_kb) / 1024)
         except BaseException as err:  # report, never leave the parent waiting
             queue.put(f"{type(err).__name__}: {err}")
 

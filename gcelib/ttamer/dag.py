@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .chain import Cascade, _advance, _check_lam, sequences
+from .chain import Cascade, _advance, _check_lam, random_cascade, sequences
 from .index import DPResult, recall_dp
 
 # %% auto #0

@@ -470,8 +470,15 @@ def peak_memory_mb(fn, device) -> float:
 
     def child(queue):
         try:
-            # A forked child inherits the parent's peak RSS; reset it to the current RSS (Linux >= 4.0),
-            # or a parent that once used more memory than fn needs hides fn's peak entirely.
+            # Memory the parent freed but kept resident would be reused by fn without raising the peak: hand it
+            # back to the OS first (glibc). A forked child also inherits the parent's peak RSS: reset it to the
+            # current RSS (Linux >= 4.0), or a parent that once used more memory hides fn's peak entirely.
+            try:
+                import ctypes
+
+                ctypes.CDLL("libc.so.6").malloc_trim(0)
+            except (OSError, AttributeError):  # not glibc
+                pass
             with open("/proc/self/clear_refs", "w") as f:
                 f.write("5")
             start_kb = status_kb("VmRSS")

@@ -5,7 +5,6 @@
 # %% ../../nbs/treegrad/06_experiments.ipynb #600596ad
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,6 +13,7 @@ import torch
 
 from ..core.claims import Claim, claim_not_run, paired_test
 from ..core.progress import progress
+from ..core.timing import best_time
 from .game import ModelGames, TreeEnsemble, all_subsets, game_values, path_structure, tree_ensemble
 from .metrics import area, insertion_deletion, oracle_pick
 from .ranker import RankerConfig, greedy_ranking, random_ranking, rank_features, treegrad_ranker
@@ -228,17 +228,6 @@ def run_stability(cfg: TreeGradExperimentConfig, device) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 # %% ../../nbs/treegrad/06_experiments.ipynb #3260ec87
-def _best_time(fn, repeats: int) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        if torch.cuda.is_available():
-            torch.cuda.synchronize()  # GPU work is asynchronous: wait for it before reading the clock
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
 def run_scaling(cfg: TreeGradExperimentConfig, device) -> pd.DataFrame:
     "Experiment C: seconds per call of each method against the number of leaves."
     from sklearn.datasets import make_classification
@@ -262,7 +251,7 @@ def run_scaling(cfg: TreeGradExperimentConfig, device) -> pd.DataFrame:
             methods["shap TreeExplainer (C++)"] = lambda: explainer.shap_values(x)
         for name, fn in methods.items():
             rows.append({"max_depth": max_depth, "leaves": model.get_n_leaves(), "depth": model.get_depth(),
-                         "method": name, "seconds": _best_time(fn, cfg.scaling_repeats)})
+                         "method": name, "seconds": best_time(fn, cfg.scaling_repeats)})
     return pd.DataFrame(rows)
 
 
@@ -547,9 +536,9 @@ def run_benchmark(cfg: BenchmarkConfig, device) -> pd.DataFrame:
 
         phi_ours, phi_shap = ours().cpu().numpy(), theirs()
         phi_trav = np.stack([_traversal_shap(ens, x, Q) for x in X[:k]])
-        times = {"gcelib TreeGrad-Shap (batched torch)": _best_time(ours, 2),
-                 "shap TreeExplainer (C++)": _best_time(theirs, 2),
-                 "TreeGrad traversal per point (Python)": _best_time(lambda: [_traversal_shap(ens, x, Q) for x in X[:k]], 1) * len(X) / k}
+        times = {"gcelib TreeGrad-Shap (batched torch)": best_time(ours, 2),
+                 "shap TreeExplainer (C++)": best_time(theirs, 2),
+                 "TreeGrad traversal per point (Python)": best_time(lambda: [_traversal_shap(ens, x, Q) for x in X[:k]], 1) * len(X) / k}
         memory = {"gcelib TreeGrad-Shap (batched torch)": peak_memory_mb(ours, device),
                   "shap TreeExplainer (C++)": peak_memory_mb(theirs, "cpu"),
                   "TreeGrad traversal per point (Python)": float("nan")}

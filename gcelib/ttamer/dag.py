@@ -5,11 +5,11 @@
 # %% ../../nbs/ttamer/03_dag.ipynb #b8267dff
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.timing import best_time
 from .chain import Cascade, _advance, _check_lam, random_cascade, sequences
 from .index import DPResult, recall_dp
 
@@ -257,12 +257,8 @@ def time_closure_dp(
     for n in ns:
         c = random_cascade(n, V, rng)
         C = skip_cost_matrix(c.costs, 0.5)
-        seconds = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            closure_dp(c, lam, C)
-            seconds.append(time.perf_counter() - start)
-        rows.append({"n": n, "V": V, "seconds": min(seconds), "pairs": n * (n - 1) // 2})
+        seconds = best_time(lambda: closure_dp(c, lam, C), repeats)
+        rows.append({"n": n, "V": V, "seconds": seconds, "pairs": n * (n - 1) // 2})
     return rows
 
 # %% ../../nbs/ttamer/03_dag.ipynb #08c52ea2

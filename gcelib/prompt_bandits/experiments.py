@@ -95,7 +95,9 @@ def evaluate_methods(
     return rows
 
 # %% ../../nbs/prompt_bandits/06_experiments.ipynb #ee9c6a67
-def run_simulated(cfg: PromptBanditsExperimentConfig) -> pd.DataFrame:
+def run_simulated(
+    cfg: PromptBanditsExperimentConfig,  # the run's settings (seeds, K, d, kappa, modes, budgets)
+) -> pd.DataFrame:
     "Experiment A: every method on a fresh simulated pool per seed, mode and budget."
     rows = []
     for m_idx, mode in enumerate(cfg.modes):
@@ -108,7 +110,9 @@ def run_simulated(cfg: PromptBanditsExperimentConfig) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def run_tiny_lm(cfg: PromptBanditsExperimentConfig) -> tuple[pd.DataFrame, dict]:
+def run_tiny_lm(
+    cfg: PromptBanditsExperimentConfig,  # the run's settings (lm_seeds, lm_steps, lm_gen, lm_runs, budgets)
+) -> tuple[pd.DataFrame, dict]:
     "Experiment B: train the tiny LMs, log their generations, run every method on the replay."
     rows, facts = [], {}
     lm_cfg = TinyLMConfig(steps=cfg.lm_steps, n_gen=cfg.lm_gen)
@@ -125,7 +129,9 @@ def run_tiny_lm(cfg: PromptBanditsExperimentConfig) -> tuple[pd.DataFrame, dict]
     return pd.DataFrame(rows), facts
 
 # %% ../../nbs/prompt_bandits/06_experiments.ipynb #2d4c1f74
-def run_decay(cfg: PromptBanditsExperimentConfig) -> pd.DataFrame:
+def run_decay(
+    cfg: PromptBanditsExperimentConfig,  # the run's settings (decay_* fields, kappa)
+) -> pd.DataFrame:
     "Experiment C: LIN-GSE-C's error rate against B on fixed linear pools."
     rows = []
     for inst in range(cfg.decay_instances):
@@ -139,7 +145,9 @@ def run_decay(cfg: PromptBanditsExperimentConfig) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def fit_decay(df: pd.DataFrame) -> pd.DataFrame:
+def fit_decay(
+    df: pd.DataFrame,  # rows of run_decay: instance, B, p_err, runs
+) -> pd.DataFrame:
     "Fit log p_err = alpha + beta B per instance; return beta, alpha and R^2."
     out = []
     for inst, part in df.groupby("instance"):
@@ -179,7 +187,11 @@ def _mean_at(df, env, target, metric, method, b) -> float:
     return float(part[metric].mean())
 
 
-def feasible_claims(df: pd.DataFrame, env: str) -> list[Claim]:
+# %% ../../nbs/prompt_bandits/06_experiments.ipynb #b7582dbe
+def feasible_claims(
+    df: pd.DataFrame,  # rows of evaluate_methods with env, unit, b
+    env: str,  # the environment to judge (a value of df.env)
+) -> list[Claim]:
     "Judge the best-feasible-prompt claims on one environment."
     out = [_beats(df, env, "feasible", "norm_reward", m, "Uniform", 0.01, f"{m} beats Uniform (best feasible prompt)",
                   "bandit methods higher at every budget") for m in ("CSR", "C-SH", "LIN-GSE-C")]
@@ -207,7 +219,10 @@ def feasible_claims(df: pd.DataFrame, env: str) -> list[Claim]:
     return out
 
 # %% ../../nbs/prompt_bandits/06_experiments.ipynb #89b50afd
-def pareto_claims(df: pd.DataFrame, env: str) -> list[Claim]:
+def pareto_claims(
+    df: pd.DataFrame,  # rows of evaluate_methods with env, unit, b
+    env: str,  # the environment to judge (a value of df.env)
+) -> list[Claim]:
     "Judge the Pareto-set claims on one environment."
     out = [_beats(df, env, "pareto", "hv_ratio", m, "Uniform", 0.05, f"{m} >= Uniform on HV ratio",
                   "about 90 % vs low-to-mid 80s", strict_all=False) for m in ("EGE-SR", "EGE-SH")]
@@ -228,7 +243,11 @@ def pareto_claims(df: pd.DataFrame, env: str) -> list[Claim]:
     return out
 
 
-def structure_claims(df: pd.DataFrame, env: str = "simulated (linear)") -> list[Claim]:
+# %% ../../nbs/prompt_bandits/06_experiments.ipynb #89b50afx
+def structure_claims(
+    df: pd.DataFrame,  # rows of evaluate_methods with env, unit, b
+    env: str = "simulated (linear)",  # the well-specified environment
+) -> list[Claim]:
     "Judge whether the linear-structured variants help at small budget when K >> d."
     small = df[df.b <= 4]
     return [_beats(small, env, "feasible", "norm_reward", "LIN-GSE-C", "C-SH", 0.05,
@@ -237,7 +256,9 @@ def structure_claims(df: pd.DataFrame, env: str = "simulated (linear)") -> list[
                    "GEGE >= EGE-SH on HV ratio at b <= 4 (K >> d)", "structure helps at low budget and large K")]
 
 
-def decay_claims(fits: pd.DataFrame) -> list[Claim]:
+def decay_claims(
+    fits: pd.DataFrame,  # rows of fit_decay: beta, r2 per pool
+) -> list[Claim]:
     "Judge the exponential decay of the linear algorithm's error."
     ok = [(f.beta < 0 and f.r2 >= 0.8) for f in fits.itertuples()]
     return [Claim("LIN-GSE-C's error decays exponentially in B (linear case)", "P_err <= C log K exp(-c B / (d H log K))",
@@ -270,7 +291,10 @@ def plot_curves(
     return fig
 
 
-def plot_decay(decay: pd.DataFrame, fits: pd.DataFrame):
+def plot_decay(
+    decay: pd.DataFrame,  # rows of run_decay
+    fits: pd.DataFrame,  # rows of fit_decay
+):
     "Plot LIN-GSE-C's error rate against B (log scale) with the fitted exponential per pool."
     import matplotlib.pyplot as plt
 

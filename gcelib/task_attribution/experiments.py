@@ -264,7 +264,7 @@ def neural_claims(res: dict, prop31_error: float) -> list[Claim]:
                      "population identity to 1e-10"))
     return out
 
-
+# %% ../../nbs/task_attribution/06_experiments.ipynb #17651bfc
 def selection_gains(
     sel: pd.DataFrame,  # one row per seed: true loss of each method's choice, the reference and the best candidate
     reference: str = "all tasks",  # the column the gain is measured from

@@ -81,7 +81,7 @@ def fit_linearised(
         out.append(w)
     return torch.cat(out)
 
-
+# %% ../../nbs/task_attribution/04_gradest.ipynb #5fc256f6
 def estimate_target_loss(
     phi_t: torch.Tensor,  # (N_t, d) projected gradients of the target examples
     f0_t: torch.Tensor,  # (N_t,) pretrained outputs on the target

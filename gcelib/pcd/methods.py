@@ -111,7 +111,7 @@ class SurrogateProblem(Problem):
         with torch.no_grad():
             out["F"] = self.net(torch.as_tensor(self.zx.forward(x), dtype=torch.float32)).numpy()
 
-
+# %% ../../nbs/pcd/04_methods.ipynb #26f66f81
 def surrogate_nsga2(
     data: OfflineData,  # the offline task
     train_steps: int = 1500,  # surrogate gradient steps

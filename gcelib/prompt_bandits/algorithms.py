@@ -97,8 +97,8 @@ def gensec_order(
         return active[np.argsort(-mu_hat[active, 0], kind="stable")]
     margin = np.min(mu_hat[active, 1:] - tau, axis=1)  # (n,)
     feasible = margin >= 0
-    key = np.where(feasible, mu_hat[active, 0], margin - 10.0)  # feasible (utility in [0, 1]) above infeasible
-    return active[np.argsort(-key, kind="stable")]
+    value = np.where(feasible, mu_hat[active, 0], margin)  # (n,) utility if feasible, worst margin otherwise
+    return active[np.lexsort((-value, ~feasible))]  # feasible first, then value descending; stable on ties
 
 # %% ../../nbs/prompt_bandits/04_algorithms.ipynb #4878d29f
 def gensec_sr(

@@ -206,14 +206,17 @@ def feasible_claims(
     out.append(Claim(f"[{env}] Uniform recovers only 20-50 % of it", "20-50 %", f"Uniform {uni:.3f} at b={b_hi}",
                      "reproduced" if uni <= 0.5 else "partial" if uni <= 0.7 else "not reproduced",
                      "Uniform mean normalised constrained reward <= 0.5 (partial <= 0.7)"))
-    gains = {}
-    for m in ("CSR", "C-SH", "LIN-GSE-C"):
-        gains[m] = [np.mean(np.subtract(*_pair(df, env, "feasible", "norm_reward", m, "Uniform", b))) for b in (b_lo, b_hi)]
-    ok = [g[0] > g[1] for g in gains.values()]
-    out.append(Claim(f"[{env}] the gain over Uniform is largest at small budget", "most clearly at low budget",
-                     "; ".join(f"{m}: {g[0]:+.3f} (b={b_lo}) vs {g[1]:+.3f} (b={b_hi})" for m, g in gains.items()),
-                     "reproduced" if all(ok) else "partial" if any(ok) else "not reproduced",
-                     "gain(b_min) > gain(b_max) for CSR, C-SH and LIN-GSE-C"))
+    gain_claim, gain_paper = f"[{env}] the gain over Uniform is largest at small budget", "most clearly at low budget"
+    gain_crit = "gain(b_min) > gain(b_max) for CSR, C-SH and LIN-GSE-C"
+    if df.b.nunique() < 2:
+        out.append(claim_not_run(gain_claim, gain_paper, f"needs at least two budgets, got b={b_hi} only", gain_crit))
+    else:
+        gains = {m: [np.mean(np.subtract(*_pair(df, env, "feasible", "norm_reward", m, "Uniform", b)))
+                     for b in (b_lo, b_hi)] for m in ("CSR", "C-SH", "LIN-GSE-C")}
+        ok = [g[0] > g[1] for g in gains.values()]
+        out.append(Claim(gain_claim, gain_paper,
+                         "; ".join(f"{m}: {g[0]:+.3f} (b={b_lo}) vs {g[1]:+.3f} (b={b_hi})" for m, g in gains.items()),
+                         "reproduced" if all(ok) else "partial" if any(ok) else "not reproduced", gain_crit))
     out.append(_beats(df, env, "feasible", "norm_reward", "CSR", "SR (constraint-agnostic)", 0.01,
                       "feasible-first elimination beats constraint-agnostic SR", "constraints must be in the eliminator"))
     return out
@@ -233,6 +236,9 @@ def pareto_claims(
                      f"EGE-SR {ege:.3f}, Uniform {uni:.3f} at b={b_hi} (Jaccard {jac['EGE-SR']:.3f} vs {jac['Uniform']:.3f})",
                      "reproduced" if ege >= 0.88 else "partial" if ege >= 0.8 else "not reproduced",
                      "EGE-SR mean HV ratio >= 0.88 (partial >= 0.8)"))
+    out.append(Claim(f"[{env}] Uniform reaches only the low-to-mid 80s % of the Pareto hypervolume",
+                     "80-85 % (EGE ~90 %) at b = 8-10", f"Uniform {uni:.3f} at b={b_hi}",
+                     "reproduced" if uni <= 0.87 else "not reproduced", "Uniform mean HV ratio <= 0.87"))
     g_par = np.mean([np.mean(np.subtract(*_pair(df, env, "pareto", "hv_ratio", "EGE-SR", "Uniform", b)))
                      for b in sorted(df.b.unique())])
     g_fea = np.mean([np.mean(np.subtract(*_pair(df, env, "feasible", "norm_reward", "CSR", "Uniform", b)))

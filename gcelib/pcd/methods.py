@@ -18,7 +18,8 @@ from .diffusion import (DenoiserConfig, ResidualMLPDenoiser, SchedulerConfig, Tr
 from .tasks import OfflineData, ZScore, best_indices
 
 # %% auto #0
-__all__ = ['PCDConfig', 'FittedPCD', 'fit_pcd', 'pcd_generate', 'dbest_candidates', 'SurrogateProblem', 'surrogate_nsga2']
+__all__ = ['PCDConfig', 'FittedPCD', 'fit_pcd', 'feasible_mask', 'evaluate_designs', 'pcd_generate', 'dbest_candidates',
+           'SurrogateProblem', 'surrogate_nsga2']
 
 # %% ../../nbs/pcd/04_methods.ipynb #17249a5b
 @dataclass
@@ -38,6 +39,7 @@ class PCDConfig:
     gamma: float = 2.5  # guidance weight
     sample_steps: int = 256  # reverse steps
     noise: float = 0.05  # target jitter
+    clip: bool = False  # project decoded designs into the box (not in the official code); False: outside = infeasible
 
 
 @dataclass
@@ -68,6 +70,30 @@ def fit_pcd(
                                                            config.p_drop), torch.Generator().manual_seed(seed))
     return FittedPCD(model, scheduler, zx, zy, w)
 
+# %% ../../nbs/pcd/04_methods.ipynb #6aef68c1
+def feasible_mask(
+    X,  # (n, d) designs
+    problem,  # a pymoo problem with box bounds xl, xu
+) -> np.ndarray:
+    "(n,) True where a design lies inside the problem's box [xl, xu] (and is finite)."
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[1] != len(problem.xl):
+        raise ValueError(f"X must have shape (n, {len(problem.xl)}), got {X.shape}")
+    return np.isfinite(X).all(axis=1) & (X >= problem.xl).all(axis=1) & (X <= problem.xu).all(axis=1)
+
+
+def evaluate_designs(
+    X,  # (n, d) designs
+    data: OfflineData,  # the task (its problem scores the designs)
+) -> np.ndarray:
+    "(n, m) objectives of the feasible designs; NaN rows for designs outside the box."
+    X = np.asarray(X, dtype=float)
+    ok = feasible_mask(X, data.problem)
+    Y = np.full((len(X), data.Y.shape[1]), np.nan)
+    if ok.any():
+        Y[ok] = data.problem.evaluate(X[ok])
+    return Y
+
 # %% ../../nbs/pcd/04_methods.ipynb #4a859b1b
 def pcd_generate(
     fitted: FittedPCD,  # a trained model
@@ -87,8 +113,10 @@ def pcd_generate(
         T = ideal_targets(Y_b, config.Q, config.k, rng, noise=config.noise)
     x = sample(fitted.model, fitted.scheduler, T, config.gamma, config.sample_steps,
                torch.Generator().manual_seed(seed)).cpu().numpy()
-    X = np.clip(fitted.zx.inverse(x), data.problem.xl, data.problem.xu)
-    return {"X": X, "Y": data.problem.evaluate(X), "targets": fitted.zy.inverse(T)}
+    X = fitted.zx.inverse(x)  # (Q, d); not clipped unless config.clip
+    if config.clip:
+        X = np.clip(X, data.problem.xl, data.problem.xu)
+    return {"X": X, "Y": evaluate_designs(X, data), "targets": fitted.zy.inverse(T)}
 
 # %% ../../nbs/pcd/04_methods.ipynb #d308fae5
 def dbest_candidates(
@@ -144,4 +172,4 @@ def surrogate_nsga2(
     problem = SurrogateProblem(net, zx, data.problem.xl, data.problem.xu, Y.shape[1])
     res = minimize(problem, NSGA2(pop_size=Q), ("n_gen", n_gen), seed=seed, verbose=False)
     X_out = res.pop.get("X")
-    return {"X": X_out, "Y": data.problem.evaluate(X_out)}
+    return {"X": X_out, "Y": evaluate_designs(X_out, data)}  # inside the box by construction

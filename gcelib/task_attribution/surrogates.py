@@ -12,8 +12,8 @@ from scipy.stats import pearsonr, spearmanr
 
 # %% auto #0
 __all__ = ['KERNELS', 'sample_subsets', 'LinearSurrogate', 'fit_linear', 'kernel_matrix', 'KernelSurrogate', 'fit_krr', 'cv_krr',
-           'fit_kernel_surrogate', 'loo_from_predict', 'pair_interaction', 'select_subset', 'normalized_error',
-           'correlation']
+           'fit_kernel_surrogate', 'cv_ridge', 'fit_linear_surrogate', 'loo_from_predict', 'pair_interaction',
+           'select_subset', 'normalized_error', 'correlation']
 
 # %% ../../nbs/task_attribution/02_surrogates.ipynb #c5abb310
 def sample_subsets(
@@ -176,6 +176,46 @@ def fit_kernel_surrogate(
     "Cross-validate (gamma, lam), then fit KRR on all of (S, F)."
     gamma, lam, _ = cv_krr(S, F, rng, **cv_kwargs)
     return fit_krr(S, F, kernel=cv_kwargs.get("kernel", "rbf"), gamma=gamma, lam=lam)
+
+# %% ../../nbs/task_attribution/02_surrogates.ipynb #a1d9e0c2
+def cv_ridge(
+    S: np.ndarray,  # (m, K) subset indicators
+    F: np.ndarray,  # (m,) measured performances
+    rng: np.random.Generator,  # generator for the fold split
+    lams: tuple = (0.0, 1e-4, 1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0),  # ridge penalties to try (0: least squares)
+    folds: int = 5,  # number of folds
+) -> tuple[float, np.ndarray]:
+    "Pick the linear surrogate's ridge minimising the k-fold mean squared error; also return the error per ridge."
+    S, F = _check_xy(S, F)
+    if not 2 <= folds <= len(F):
+        raise ValueError(f"folds must be in [2, {len(F)}], got {folds}")
+    lam_arr = np.asarray(lams, float)
+    if lam_arr.size == 0 or np.any(lam_arr < 0):
+        raise ValueError("lams must be non-empty and >= 0")
+    fold_of = rng.permutation(len(F)) % folds  # the same split as cv_krr for the same generator state
+    sse = np.zeros(len(lam_arr))
+    for f in range(folds):
+        tr, te = fold_of != f, fold_of == f
+        s_mean, F_mean = S[tr].mean(0), F[tr].mean()
+        U, sig, Vt = np.linalg.svd(S[tr] - s_mean, full_matrices=False)
+        keep = sig > np.finfo(float).eps * max(S[tr].shape) * sig.max()  # lstsq's cut-off for lam = 0
+        sig_inv = np.where(keep[None], sig[None] / (sig[None] ** 2 + lam_arr[:, None] + ~keep[None]), 0.0)  # (L, r)
+        betas = Vt.T @ (sig_inv * (U.T @ (F[tr] - F_mean))[None]).T  # (K, L)
+        pred = F_mean + (S[te] - s_mean) @ betas  # (m_te, L)
+        sse += ((pred - F[te][:, None]) ** 2).sum(0)
+    return float(lam_arr[int(np.argmin(sse))]), sse / len(F)
+
+
+def fit_linear_surrogate(
+    S: np.ndarray,  # (m, K) subset indicators
+    F: np.ndarray,  # (m,) measured performances
+    rng: np.random.Generator,  # generator for the fold split
+    **cv_kwargs,  # forwarded to cv_ridge (lams, folds)
+) -> LinearSurrogate:
+    "Cross-validate the ridge, then fit the linear surrogate on all of (S, F)."
+    lam, _ = cv_ridge(S, F, rng, **cv_kwargs)
+    return fit_linear(S, F, ridge=lam)
+
 
 # %% ../../nbs/task_attribution/02_surrogates.ipynb #0e5eabde
 def loo_from_predict(

@@ -84,6 +84,10 @@ def guided_eps(
     gamma: float,  # guidance weight
 ):
     "Return gamma * eps(x, t, y) + (1 - gamma) * eps(x, t, 0), both branches in one batch."
+    if x.ndim != 2 or y.ndim != 2 or len(y) != len(x):
+        raise ValueError(f"x and y must be (B, d) and (B, m), same B, got {tuple(x.shape)} and {tuple(y.shape)}")
+    if t.shape != (len(x),):
+        raise ValueError(f"t must hold one timestep per row of x, shape ({len(x)},), got {tuple(t.shape)}")
     both = model(torch.cat([x, x]), torch.cat([t, t]), torch.cat([y, torch.zeros_like(y)]))
     cond, uncond = both.chunk(2)
     return gamma * cond + (1 - gamma) * uncond

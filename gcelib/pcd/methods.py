@@ -60,6 +60,10 @@ def fit_pcd(
     device: str | torch.device = "cpu",  # where to train
 ) -> FittedPCD:
     "Train PCD's conditional diffusion model on an offline data set."
+    if not isinstance(data, OfflineData):
+        raise TypeError(f"data must be an OfflineData (see collect_offline_data), got {type(data).__name__}")
+    if not isinstance(config, PCDConfig):
+        raise TypeError(f"config must be a PCDConfig, got {type(config).__name__}")
     zx, zy = ZScore.fit(data.X), ZScore.fit(data.Y)
     X, Y = zx.forward(data.X), zy.forward(data.Y)
     w = reweight(Y, config.n_bins, config.K, config.tau) if reweighted else np.ones(len(Y))

@@ -101,6 +101,16 @@ def select_base_points(
     return chosen, niche[chosen]
 
 # %% ../../nbs/pcd/02_conditioning.ipynb #03324bc6
+def _check_targets(Y_b, Q: int, k: int, rng) -> tuple:
+    "Validate the arguments shared by the target samplers; return Y_b as floats and a generator."
+    Y_b = np.asarray(Y_b, dtype=float)
+    if Y_b.ndim != 2:
+        raise ValueError(f"Y_b must be a 2-D array, got shape {Y_b.shape}")
+    if k < 1 or Q % k != 0:
+        raise ValueError(f"Q must be a multiple of k, got Q={Q}, k={k}")
+    return Y_b, (rng if rng is not None else np.random.default_rng(0))
+
+
 def refdir_targets(
     Y_b,  # (n, m) objectives of the best data points (z-scored)
     Q: int = 256,  # number of targets
@@ -111,12 +121,7 @@ def refdir_targets(
     seed_dirs: int = 0,  # seed of the energy directions
 ) -> np.ndarray:
     "Return (Q, m) conditioning targets pushed from the best points along reference directions."
-    Y_b = np.asarray(Y_b, dtype=float)
-    if Y_b.ndim != 2:
-        raise ValueError(f"Y_b must be a 2-D array, got shape {Y_b.shape}")
-    if k < 1 or Q % k != 0:
-        raise ValueError(f"Q must be a multiple of k, got Q={Q}, k={k}")
-    rng = rng if rng is not None else np.random.default_rng(0)
+    Y_b, rng = _check_targets(Y_b, Q, k, rng)
     W = reference_directions(Y_b.shape[1], k, seed=seed_dirs)
     idx, niche = select_base_points(Y_b, W, k, rng)
     base, direction = np.tile(Y_b[idx], (Q // k, 1)), np.tile(W[niche], (Q // k, 1))  # (Q, m) each
@@ -133,12 +138,7 @@ def ideal_targets(
     noise: float = 0.05,  # std of the Gaussian jitter
 ) -> np.ndarray:
     "Return (Q, m) conditioning targets moved from random best points towards the ideal point."
-    Y_b = np.asarray(Y_b, dtype=float)
-    if Y_b.ndim != 2:
-        raise ValueError(f"Y_b must be a 2-D array, got shape {Y_b.shape}")
-    if k < 1 or Q % k != 0:
-        raise ValueError(f"Q must be a multiple of k, got Q={Q}, k={k}")
-    rng = rng if rng is not None else np.random.default_rng(0)
+    Y_b, rng = _check_targets(Y_b, Q, k, rng)
     ideal, nadir = Y_b.min(axis=0), Y_b.max(axis=0)
     base = Y_b[rng.choice(len(Y_b), size=k, replace=True)]  # (k, m)
     a = rng.uniform(alpha[0], alpha[1], size=(k, 1))

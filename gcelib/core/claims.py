@@ -11,11 +11,13 @@ from typing import Callable, Sequence
 import numpy as np
 
 # %% auto #0
-__all__ = ['VERDICTS', 'Claim', 'summarize', 'verdict_from_checks', 'claim_from_seeds', 'paired_test', 'claim_from_paired',
-           'claim_not_run', 'claims_table']
+__all__ = ['VERDICTS', 'KINDS', 'Claim', 'summarize', 'verdict_from_checks', 'claim_from_seeds', 'paired_test',
+           'claim_from_paired', 'paired_bootstrap_ci', 'verdict_from_interval', 'claim_from_bootstrap', 'claim_not_run',
+           'claim_check', 'claims_table']
 
 # %% ../../nbs/core/03_claims.ipynb #da452738
 VERDICTS = ("reproduced", "partial", "not reproduced", "not run")
+KINDS = ("evidence", "check")  # a test of the paper's claim, or an identity that checks the implementation
 
 
 @dataclass
@@ -26,11 +28,14 @@ class Claim:
     measured: str  # what this run measured, with its spread
     verdict: str  # one of VERDICTS
     criterion: str = ""  # the pass criterion, stated before the run
+    kind: str = "evidence"  # one of KINDS
 
     def __post_init__(self):
         if self.verdict not in VERDICTS:
             raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
-        for name in ("claim", "paper", "measured", "criterion"):
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        for name in ("claim", "paper", "measured", "criterion", "kind"):
             if not isinstance(getattr(self, name), str):
                 raise TypeError(f"{name} must be a string, got {type(getattr(self, name)).__name__}")
 
@@ -104,11 +109,80 @@ def claim_from_paired(
 ) -> Claim:
     "Judge 'a beats b' by a paired one-sided test."
     t = paired_test(a, b, alternative)
-    right_way = t["mean_diff"] > 0 if alternative == "greater" else t["mean_diff"] < 0
+    right_way = t["mean_diff"] >= 0 if alternative == "greater" else t["mean_diff"] <= 0
     verdict = "reproduced" if right_way and t["p_value"] < alpha else "partial" if right_way else "not reproduced"
     measured = f"diff {t['mean_diff']:+.3g} ± {t['se']:.2g} (p={t['p_value']:.2g}, n={t['n']})"
     sign = ">" if alternative == "greater" else "<"
     return Claim(claim, paper, measured, verdict, f"paired Wilcoxon, a {sign} b, p < {alpha}")
+
+# %% ../../nbs/core/03_claims.ipynb #c16add2a
+def paired_bootstrap_ci(
+    a: Sequence[float],  # the method's values, one per point (or the paired differences when b is None)
+    b: Sequence[float] | None = None,  # the baseline's values on the same points
+    level: float = 0.95,  # coverage of the interval
+    n_boot: int = 10_000,  # bootstrap resamples
+    seed: int = 0,  # seed of the resampling (fixed; not an evaluation seed)
+) -> dict:
+    "Percentile bootstrap interval of the mean paired difference a - b."
+    a = np.asarray(a, dtype=float)
+    d = a - np.asarray(b, dtype=float) if b is not None else a
+    if b is not None and np.shape(b) != a.shape:
+        raise ValueError(f"a and b must have equal shapes, got {a.shape} and {np.shape(b)}")
+    if d.ndim != 1 or d.size == 0:
+        raise ValueError(f"the paired values must be 1-D and non-empty, got shape {d.shape}")
+    if not np.all(np.isfinite(d)):
+        raise ValueError("the paired values must be finite")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 100:
+        raise ValueError(f"n_boot must be an integer >= 100, got {n_boot!r}")
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, d.size, size=(n_boot, d.size))  # (n_boot, n) resampled points
+    means = d[idx].mean(axis=1)  # (n_boot,) bootstrap means
+    lo, hi = np.quantile(means, [(1 - level) / 2, (1 + level) / 2])
+    return {"mean_diff": float(d.mean()), "lo": float(lo), "hi": float(hi), "level": level, "n": int(d.size)}
+
+# %% ../../nbs/core/03_claims.ipynb #9b2f914f
+def verdict_from_interval(
+    lo: float,  # lower end of the interval of the difference a - b
+    hi: float,  # upper end
+    mean: float,  # the point estimate of a - b
+    alternative: str = "greater",  # "greater": a - b > margin is claimed; "less": a - b < margin
+    margin: float = 0.0,  # the difference the claim needs
+) -> str:
+    "Map an interval of a paired difference to a verdict: beyond the margin, a tie, or the other way."
+    if alternative not in ("greater", "less"):
+        raise ValueError(f"alternative must be 'greater' or 'less', got {alternative!r}")
+    if not lo <= hi:
+        raise ValueError(f"lo must not exceed hi, got {lo!r} > {hi!r}")
+    if alternative == "less":  # mirror: a - b < m is -(a - b) > -m
+        lo, hi, mean, margin = -hi, -lo, -mean, -margin
+    if lo > margin:
+        return "reproduced"
+    if hi < margin or mean < margin:
+        return "not reproduced"
+    return "partial"
+
+
+def claim_from_bootstrap(
+    claim: str,  # the claim in a few words
+    paper: str,  # the paper's value or direction
+    a: Sequence[float],  # the method's values per point (or the paired differences when b is None)
+    b: Sequence[float] | None = None,  # the baseline's values on the same points
+    alternative: str = "greater",  # direction claimed for a versus b
+    margin: float = 0.0,  # the difference the claim needs, e.g. 0.1 for "at least 0.1 better"
+    level: float = 0.95,  # coverage of the interval
+    fmt: str = ".3g",  # number format of the measured summary
+) -> Claim:
+    "Judge 'a beats b (by more than margin)' by a paired bootstrap interval."
+    ci = paired_bootstrap_ci(a, b, level=level)
+    verdict = verdict_from_interval(ci["lo"], ci["hi"], ci["mean_diff"], alternative, margin)
+    pct = f"{100 * level:g}%"
+    measured = f"diff {ci['mean_diff']:+{fmt}} [{ci['lo']:+{fmt}}, {ci['hi']:+{fmt}}] {pct} CI (n={ci['n']})"
+    if verdict == "partial":
+        measured += "; a tie: the interval contains the margin"
+    sign = ">" if alternative == "greater" else "<"
+    return Claim(claim, paper, measured, verdict, f"paired bootstrap {pct} CI of a - b {sign} {margin:g}")
 
 # %% ../../nbs/core/03_claims.ipynb #208b634d
 def claim_not_run(
@@ -120,10 +194,21 @@ def claim_not_run(
     "Record a claim that this run did not test."
     return Claim(claim, paper, why, "not run", criterion)
 
+# %% ../../nbs/core/03_claims.ipynb #967d20c9
+def claim_check(
+    claim: str,  # the identity in a few words
+    paper: str,  # what the paper states (or "identity")
+    measured: str,  # the measured error or result
+    passed: bool,  # whether the identity held
+    criterion: str,  # the tolerance in words, e.g. "max error < 1e-12"
+) -> Claim:
+    "Record a check of the implementation (an identity by construction), not evidence for the paper."
+    return Claim(claim, paper, measured, "reproduced" if bool(passed) else "not reproduced", criterion, kind="check")
+
 # %% ../../nbs/core/03_claims.ipynb #89fb30f9
 def claims_table(claims):
-    "The claims as a DataFrame with the columns claim, paper, measured, verdict."
+    "The claims as a DataFrame with the columns claim, paper, measured, verdict and kind."
     import pandas as pd
 
-    return pd.DataFrame([c.to_dict() for c in claims], columns=["claim", "paper", "measured", "verdict", "criterion"])[
-        ["claim", "paper", "measured", "verdict"]]
+    return pd.DataFrame([c.to_dict() for c in claims], columns=["claim", "paper", "measured", "verdict", "criterion",
+                                                                  "kind"])[["claim", "paper", "measured", "verdict", "kind"]]

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import os
 import random
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['Generators', 'seed_everything', 'get_device', 'set_threads']
+__all__ = ['Generators', 'seed_everything', 'local_seed', 'get_device', 'set_threads']
 
 # %% ../../nbs/core/01_runtime.ipynb #e25e70e1
 @dataclass
@@ -44,6 +45,19 @@ def seed_everything(
         torch.backends.cudnn.benchmark = False
     gen = torch.Generator().manual_seed(seed)
     return Generators(seed=seed, torch=gen, numpy=np.random.default_rng(seed))
+
+# %% ../../nbs/core/01_runtime.ipynb #82c79a8b
+@contextmanager
+def local_seed(
+    seed: int,  # a non-negative integer
+):
+    "Seed torch's global generator inside the block only; restore the outer state on exit."
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    devices = list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
+    with torch.random.fork_rng(devices=devices):
+        torch.manual_seed(int(seed))
+        yield
 
 # %% ../../nbs/core/01_runtime.ipynb #6d4377f3
 def get_device(

@@ -54,7 +54,7 @@ class ResidualBlock(nn.Module):
     def forward(self, h):
         return h + self.linear(torch.relu(self.norm(h)))
 
-
+# %% ../../nbs/pcd/03_diffusion.ipynb #cf6b130d
 class ResidualMLPDenoiser(nn.Module):
     "Predict the noise of x_t given the noise level t and the objective vector y."
 
@@ -123,7 +123,7 @@ class TrainConfig:
     lr: float = 1e-3  # AdamW learning rate (cosine decay to 0); official 3e-4
     p_drop: float = 0.15  # condition dropout probability
 
-
+# %% ../../nbs/pcd/03_diffusion.ipynb #d59ba7e0
 def train_diffusion(
     model: nn.Module,  # the noise predictor (trained in place)
     scheduler: DDPMScheduler,  # the noising

@@ -12,6 +12,7 @@ import torch
 from pymoo.core.problem import Problem
 from torch import nn
 
+from ..core.runtime import local_seed
 from .conditioning import ideal_targets, refdir_targets, reweight
 from .diffusion import (DenoiserConfig, ResidualMLPDenoiser, SchedulerConfig, TrainConfig, make_scheduler,
                                   sample, train_diffusion)
@@ -64,14 +65,16 @@ def fit_pcd(
         raise TypeError(f"data must be an OfflineData (see collect_offline_data), got {type(data).__name__}")
     if not isinstance(config, PCDConfig):
         raise TypeError(f"config must be a PCDConfig, got {type(config).__name__}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     zx, zy = ZScore.fit(data.X), ZScore.fit(data.Y)
     X, Y = zx.forward(data.X), zy.forward(data.Y)
     w = reweight(Y, config.n_bins, config.K, config.tau) if reweighted else np.ones(len(Y))
-    torch.manual_seed(seed)  # parameter initialisation
-    model = ResidualMLPDenoiser(DenoiserConfig(X.shape[1], Y.shape[1], config.width, config.depth)).to(device)
-    scheduler = make_scheduler(SchedulerConfig(sample_steps=config.sample_steps))
-    train_diffusion(model, scheduler, X, Y, w, TrainConfig(config.train_steps, config.batch_size, config.lr,
-                                                           config.p_drop), torch.Generator().manual_seed(seed))
+    with local_seed(seed):  # parameter initialisation, without touching the caller's global RNG
+        model = ResidualMLPDenoiser(DenoiserConfig(X.shape[1], Y.shape[1], config.width, config.depth)).to(device)
+        scheduler = make_scheduler(SchedulerConfig(sample_steps=config.sample_steps))
+        train_diffusion(model, scheduler, X, Y, w, TrainConfig(config.train_steps, config.batch_size, config.lr,
+                                                               config.p_drop), torch.Generator().manual_seed(seed))
     return FittedPCD(model, scheduler, zx, zy, w)
 
 # %% ../../nbs/pcd/04_methods.ipynb #6aef68c1
@@ -107,6 +110,10 @@ def pcd_generate(
     seed: int = 0,  # seed of the targets and the sampler
 ) -> dict:
     "Sample Q candidates conditioned on targets beyond the data; return designs, objectives and targets."
+    if not isinstance(fitted, FittedPCD):
+        raise TypeError(f"fitted must be a FittedPCD (see fit_pcd), got {type(fitted).__name__}")
+    if not isinstance(data, OfflineData):
+        raise TypeError(f"data must be an OfflineData, got {type(data).__name__}")
     if targets not in ("refdir", "ideal"):
         raise ValueError(f"targets must be 'refdir' or 'ideal', got {targets!r}")
     rng = np.random.default_rng(seed)
@@ -128,6 +135,10 @@ def dbest_candidates(
     Q: int = 256,  # how many
 ) -> dict:
     "Return the Q best data points by non-dominated rank."
+    if not isinstance(data, OfflineData):
+        raise TypeError(f"data must be an OfflineData, got {type(data).__name__}")
+    if isinstance(Q, bool) or not isinstance(Q, (int, np.integer)) or Q < 1:
+        raise ValueError(f"Q must be a positive integer, got {Q!r}")
     idx = best_indices(data.Y, min(Q, len(data.Y)))
     return {"X": data.X[idx], "Y": data.Y[idx]}
 
@@ -156,22 +167,26 @@ def surrogate_nsga2(
     from pymoo.algorithms.moo.nsga2 import NSGA2
     from pymoo.optimize import minimize
 
+    if not isinstance(data, OfflineData):
+        raise TypeError(f"data must be an OfflineData, got {type(data).__name__}")
+    if Q < 1 or width < 1:
+        raise ValueError(f"Q and width must be >= 1, got {Q}, {width}")
     if n_gen < 1 or train_steps < 1:
         raise ValueError(f"n_gen and train_steps must be >= 1, got {n_gen}, {train_steps}")
     zx, zy = ZScore.fit(data.X), ZScore.fit(data.Y)
     X = torch.as_tensor(zx.forward(data.X), dtype=torch.float32)
     Y = torch.as_tensor(zy.forward(data.Y), dtype=torch.float32)
-    torch.manual_seed(seed)
-    net = nn.Sequential(nn.Linear(X.shape[1], width), nn.ReLU(), nn.Linear(width, width), nn.ReLU(),
-                        nn.Linear(width, Y.shape[1]))
-    opt = torch.optim.AdamW(net.parameters(), lr=1e-3)
-    gen = torch.Generator().manual_seed(seed)
-    for _ in range(train_steps):
-        idx = torch.randint(0, len(X), (256,), generator=gen)
-        loss = ((net(X[idx]) - Y[idx]) ** 2).mean()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+    with local_seed(seed):  # the network's initialisation, without touching the caller's global RNG
+        net = nn.Sequential(nn.Linear(X.shape[1], width), nn.ReLU(), nn.Linear(width, width), nn.ReLU(),
+                            nn.Linear(width, Y.shape[1]))
+        opt = torch.optim.AdamW(net.parameters(), lr=1e-3)
+        gen = torch.Generator().manual_seed(seed)
+        for _ in range(train_steps):
+            idx = torch.randint(0, len(X), (256,), generator=gen)
+            loss = ((net(X[idx]) - Y[idx]) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
     net.eval()
     problem = SurrogateProblem(net, zx, data.problem.xl, data.problem.xu, Y.shape[1])
     res = minimize(problem, NSGA2(pop_size=Q), ("n_gen", n_gen), seed=seed, verbose=False)

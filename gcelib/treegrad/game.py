@@ -181,8 +181,8 @@ def _tree_paths(tree: Tree):
         stack.append((tree.left[u], path + [(u, True)]))
 
 
-def path_structure(ens: TreeEnsemble) -> PathStructure:
-    "Collect the leaf paths of every tree of `ens` into padded tensors."
+def _path_structure_reference(ens: TreeEnsemble) -> PathStructure:
+    "Collect the leaf paths of every tree of `ens` into padded tensors, one Python step per edge."
     rows = []  # one (edges, feats, w) per leaf
     for tree in ens.trees:
         for leaf, path in _tree_paths(tree):
@@ -205,6 +205,63 @@ def path_structure(ens: TreeEnsemble) -> PathStructure:
             ef[i, k], et[i, k], el[i, k], er[i, k], es[i, k] = j, thr, left, ratio, slot
     w = torch.tensor([r[2] for r in rows], dtype=torch.float64)
     return PathStructure(feats, ef, et, el, er, es, w, float(ens.offset), ens.n_features)
+
+# %% ../../nbs/treegrad/01_game.ipynb #84ac74ec
+def _flat_nodes(ens: TreeEnsemble) -> dict:
+    "The nodes of all trees in one set of arrays, with parent, side, depth and tree index."
+    sizes = [len(t.left) for t in ens.trees]
+    start = np.cumsum([0] + sizes[:-1])
+    cat = lambda get: np.concatenate([get(t) for t in ens.trees])
+    shift = lambda a, s: np.where(a >= 0, a + s, -1)
+    left = np.concatenate([shift(np.asarray(t.left), s) for t, s in zip(ens.trees, start)]).astype(np.int64)
+    right = np.concatenate([shift(np.asarray(t.right), s) for t, s in zip(ens.trees, start)]).astype(np.int64)
+    inner = np.flatnonzero(left >= 0)
+    parent = np.full(len(left), -1, dtype=np.int64)
+    parent[left[inner]], parent[right[inner]] = inner, inner
+    is_left = np.zeros(len(left), dtype=bool)
+    is_left[left[inner]] = True
+    depth, up = np.zeros(len(left), dtype=np.int64), parent.copy()
+    while (up >= 0).any():  # one hop towards the root per pass
+        depth += up >= 0
+        up = np.where(up >= 0, parent[np.maximum(up, 0)], -1)
+    return dict(left=left, parent=parent, is_left=is_left, depth=depth, tree=np.repeat(np.arange(len(sizes)), sizes),
+                feature=cat(lambda t: np.asarray(t.feature)).astype(np.int64),
+                threshold=cat(lambda t: t.threshold).astype(np.float64), cover=cat(lambda t: t.cover).astype(np.float64),
+                value=cat(lambda t: t.value).astype(np.float64),
+                root_cover=np.repeat([float(t.cover[0]) for t in ens.trees], sizes))
+
+# %% ../../nbs/treegrad/01_game.ipynb #5b8b7604
+def path_structure(ens: TreeEnsemble) -> PathStructure:
+    "Collect the leaf paths of every tree of `ens` into padded tensors, vectorised over all leaves."
+    if not isinstance(ens, TreeEnsemble):
+        raise TypeError(f"ens must be a TreeEnsemble (from `tree_ensemble`), got {type(ens).__name__}")
+    nd = _flat_nodes(ens)
+    leaves = np.flatnonzero(nd["left"] < 0)
+    L, lens = len(leaves), nd["depth"][leaves]
+    E = max(int(lens.max()), 1)
+    ef, et = np.zeros((L, E), dtype=np.int64), np.full((L, E), np.inf)
+    el, er, turn = np.ones((L, E), dtype=bool), np.ones((L, E)), np.zeros((L, E), dtype=np.int8)
+    child, pos = leaves.copy(), lens - 1
+    for _ in range(E):  # climb one edge per pass, writing it at its place from the root
+        r = np.flatnonzero(pos >= 0)
+        c, k = child[r], pos[r]
+        u = nd["parent"][c]
+        ef[r, k], et[r, k], el[r, k] = nd["feature"][u], nd["threshold"][u], nd["is_left"][c]
+        er[r, k], turn[r, k] = nd["cover"][u] / nd["cover"][c], ~nd["is_left"][c]
+        child[r], pos[r] = u, k - 1
+    valid = np.arange(E) < lens[:, None]  # (L, E) real edges
+    first = np.stack([(ef[:, : k + 1] == ef[:, k : k + 1]).argmax(1) for k in range(E)], 1)  # first occurrence
+    is_first = (first == np.arange(E)) & valid
+    rank = np.cumsum(is_first, 1) - 1  # slot of each first occurrence
+    es = np.where(valid, np.take_along_axis(rank, first, 1), 0)
+    feats = np.full((L, max(int(is_first.sum(1).max()), 1)), ens.n_features, dtype=np.int64)
+    rows, cols = np.nonzero(is_first)
+    feats[rows, rank[rows, cols]] = ef[rows, cols]
+    w = ens.scale * nd["value"][leaves] * nd["cover"][leaves] / nd["root_cover"][leaves]
+    order = np.lexsort([*turn.T[::-1], nd["tree"][leaves]])  # depth-first, left before right, tree by tree
+    T = lambda a: torch.from_numpy(np.ascontiguousarray(a[order]))
+    return PathStructure(T(feats), T(np.where(valid, ef, 0)), T(et), T(el), T(er), T(es), T(w),
+                         float(ens.offset), ens.n_features)
 
 # %% ../../nbs/treegrad/01_game.ipynb #a664b37d
 def as_points(X, n_features: int, device=None) -> torch.Tensor:

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 import torch
 from scipy.special import betaln
 
-from .game import PathStructure, leaf_gammas
+from .game import PathStructure, as_points, leaf_gammas
 from .treegrad import _exclusive_products
 
 # %% auto #0
@@ -61,20 +62,14 @@ def beta_density(t, alpha: float = 1.0, beta: float = 1.0) -> np.ndarray:
     return t ** (beta - 1) * (1 - t) ** (alpha - 1) * np.exp(-betaln(beta, alpha))
 
 # %% ../../nbs/treegrad/03_semivalues.ipynb #b75674e4
-def treegrad_shap(
-    ps: PathStructure,  # the model's paths (from `path_structure`)
-    X,  # points, (B, n)
-    alpha: int = 1,  # Beta Shapley alpha (integer); (1, 1) is the Shapley value
-    beta: int = 1,  # Beta Shapley beta (integer)
-    n_nodes: int | None = None,  # quadrature nodes; None: the exact Q
-    chunk: int = 8,  # points per batch: small batches stay in cache on a CPU; use hundreds on a GPU
+def _treegrad_shap_torch(
+    ps: PathStructure,  # the model's paths
+    X: np.ndarray,  # points, (B, n)
+    t: np.ndarray,  # quadrature nodes, (Q,)
+    coef: np.ndarray,  # kappa_q rho(t_q), (Q,)
+    chunk: int,  # points per batch
 ) -> torch.Tensor:
-    "Beta Shapley values of a batch of points by Gauss-Legendre quadrature of TreeGrad: (B, n)."
-    _check_beta(alpha, beta, integral=n_nodes is None)
-    Q = n_nodes or n_quadrature_nodes(ps.depth, int(alpha), int(beta))
-    t, kappa = gauss_legendre(Q)
-    coef = kappa * beta_density(t, alpha, beta)  # (Q,) kappa_q rho(t_q)
-    X = np.atleast_2d(X.detach().cpu().numpy() if isinstance(X, torch.Tensor) else X)
+    "The quadrature sum of TreeGrad gradients as batched tensor operations (any device): (B, n)."
     out = []
     for start in range(0, len(X), chunk):
         a = leaf_gammas(ps, X[start : start + chunk]) - 1  # (b, L, D) gamma - 1; padded slots 0
@@ -89,6 +84,74 @@ def treegrad_shap(
         phi.scatter_add_(1, ps.feats.reshape(1, -1).expand(b, -1), acc.reshape(b, -1))
         out.append(phi[:, :-1])
     return torch.cat(out)
+
+# %% ../../nbs/treegrad/03_semivalues.ipynb #ab6c5268
+@numba.njit(nogil=True)
+def _shap_kernel(X, feats, n_slots, ef, et, el, er, es, n_edges, w, t, coef):
+    "phi (B, n + 1): the sum above, leaf by leaf and point by point; column n is never written."
+    B, (L, D), Q = X.shape[0], feats.shape, t.shape[0]
+    phi = np.zeros((B, X.shape[1] + 1))
+    a, acc, prefix = np.empty(D), np.empty(D), np.empty(D)
+    for l in range(L):
+        d = n_slots[l]
+        for b in range(B):
+            for s in range(d):
+                a[s] = 1.0
+            for k in range(n_edges[l]):  # gamma: product of c_u / c_u' over followed edges, 0 after a miss
+                if (X[b, ef[l, k]] <= et[l, k]) == el[l, k]:
+                    a[es[l, k]] *= er[l, k]
+                else:
+                    a[es[l, k]] = 0.0
+            for s in range(d):
+                a[s] -= 1.0  # gamma - 1
+                acc[s] = 0.0
+            for q in range(Q):
+                run = coef[q]
+                for s in range(d):  # prefix[s] = coef_q * prod_{s' < s} factor
+                    prefix[s] = run
+                    run *= 1.0 + t[q] * a[s]
+                run = 1.0
+                for s in range(d - 1, -1, -1):  # times the suffix prod_{s' > s} factor
+                    acc[s] += a[s] * prefix[s] * run
+                    run *= 1.0 + t[q] * a[s]
+            for s in range(d):
+                phi[b, feats[l, s]] += w[l] * acc[s]
+    return phi
+
+# %% ../../nbs/treegrad/03_semivalues.ipynb #f94e8846
+def _kernel_args(ps: PathStructure, X) -> tuple:
+    "The path table as contiguous numpy arrays, with each leaf's numbers of real slots and edges."
+    arr = lambda v: np.ascontiguousarray(v.detach().cpu().numpy())
+    feats, et = arr(ps.feats), arr(ps.edge_threshold)
+    n_slots, n_edges = (feats < ps.n_features).sum(1), np.isfinite(et).sum(1)  # padding: dummy slot, +inf threshold
+    x = as_points(X, ps.n_features).numpy()
+    return (x, feats, n_slots, arr(ps.edge_feature), et, arr(ps.edge_left), arr(ps.edge_ratio), arr(ps.edge_slot),
+            n_edges, arr(ps.w))
+
+
+def treegrad_shap(
+    ps: PathStructure,  # the model's paths (from `path_structure`)
+    X,  # points, (B, n)
+    alpha: int = 1,  # Beta Shapley alpha (integer); (1, 1) is the Shapley value
+    beta: int = 1,  # Beta Shapley beta (integer)
+    n_nodes: int | None = None,  # quadrature nodes; None: the exact Q
+    chunk: int = 8,  # torch backend: points per batch (small on a CPU for the cache; hundreds on a GPU)
+    backend: str = "auto",  # "numba" (compiled CPU loop), "torch" (tensors, any device), "auto": numba on a CPU table
+) -> torch.Tensor:
+    "Beta Shapley values of a batch of points by Gauss-Legendre quadrature of TreeGrad: (B, n)."
+    _check_beta(alpha, beta, integral=n_nodes is None)
+    if backend not in ("auto", "numba", "torch"):
+        raise ValueError(f"backend must be 'auto', 'numba' or 'torch', got {backend!r}")
+    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
+        raise ValueError(f"chunk must be a positive integer, got {chunk!r}")
+    Q = n_nodes or n_quadrature_nodes(ps.depth, int(alpha), int(beta))
+    t, kappa = gauss_legendre(Q)
+    coef = kappa * beta_density(t, alpha, beta)  # (Q,) kappa_q rho(t_q)
+    X = np.atleast_2d(X.detach().cpu().numpy() if isinstance(X, torch.Tensor) else X)
+    if backend == "torch" or (backend == "auto" and ps.w.device.type != "cpu"):
+        return _treegrad_shap_torch(ps, X, t, coef, chunk)
+    phi = _shap_kernel(*_kernel_args(ps, X), t, coef)
+    return torch.from_numpy(phi[:, :-1]).to(ps.w.device)
 
 # %% ../../nbs/treegrad/03_semivalues.ipynb #10cadda0
 def interpolation_nodes(degree: int, kind: str = "roots_of_unity") -> tuple[np.ndarray, np.ndarray]:

@@ -63,6 +63,18 @@ def random_cascade(
     return Cascade(support, p1 / p1.sum(), P, np.ones(n) if costs is None else costs)
 
 # %% ../../nbs/ttamer/01_chain.ipynb #4e11161f
+def _check_cascade(chain, name: str = "chain") -> None:
+    if not isinstance(chain, Cascade):
+        raise TypeError(f"{name} must be a Cascade, got {type(chain).__name__}")
+
+
+def _check_sampling(n_samples: int, rng) -> None:
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+        raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a np.random.Generator, got {type(rng).__name__}")
+
+
 def _check_lam(lam: float) -> float:
     if not 0 <= lam <= 1:
         raise ValueError(f"lam must be in [0, 1], got {lam}")
@@ -123,6 +135,8 @@ def sequences(chain: Cascade) -> tuple[np.ndarray, np.ndarray]:
 # %% ../../nbs/ttamer/01_chain.ipynb #ec042b7b
 def sample_sequences(chain: Cascade, n_samples: int, rng: np.random.Generator) -> np.ndarray:
     "Draw loss-index sequences (n_samples, n) from the chain."
+    _check_cascade(chain)
+    _check_sampling(n_samples, rng)
     V = len(chain.support)
     out = np.empty((n_samples, chain.n), dtype=int)
     out[:, 0] = rng.choice(V, size=n_samples, p=chain.p1)
@@ -140,7 +154,10 @@ def run_policy(
     recall: bool,  # return the best exit seen (True) or the last one
 ) -> dict:
     "Apply a stop-table policy to sequences: per sequence the loss and exit returned, exits consulted, objective."
-    stop, lam = _check_stop(chain, stop), _check_lam(lam)
+    stop, lam, seqs = _check_stop(chain, stop), _check_lam(lam), np.asarray(seqs)
+    if seqs.ndim != 2 or seqs.shape[1] != chain.n or seqs.size == 0 or seqs.min() < 0 or seqs.max() >= len(chain.support):
+        raise ValueError(f"seqs must be (N, {chain.n}) indices into a support of size {len(chain.support)}, "
+                         f"got shape {seqs.shape}")
     N = len(seqs)
     best = seqs[:, 0].copy()  # index of the smallest loss seen (the support is sorted)
     best_exit = np.zeros(N, dtype=int)  # the exit (0-based) that showed it first

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.timing import best_time
-from .chain import Cascade, _advance, _check_lam, random_cascade, sequences
+from .chain import Cascade, _advance, _check_cascade, _check_lam, _check_sampling, random_cascade, sequences
 from .index import DPResult, recall_dp
 
 # %% auto #0
@@ -53,6 +53,7 @@ def line_cost_matrix(
 # %% ../../nbs/ttamer/03_dag.ipynb #0497feb8
 def chapman_kolmogorov(chain: Cascade) -> np.ndarray:
     "P_skip[j, k] = P_{j -> k}, the k-step transition between exits j < k (0-based); identity on the diagonal."
+    _check_cascade(chain)
     V, n = len(chain.support), chain.n
     P_skip = np.zeros((n, n, V, V))  # (n, n, V, V) [from exit, to exit, r, r']
     for j in range(n):
@@ -64,6 +65,7 @@ def chapman_kolmogorov(chain: Cascade) -> np.ndarray:
 
 def exit_marginals(chain: Cascade) -> np.ndarray:
     "p_k: the marginal law of every exit's loss, (n, V), by forward propagation p_{k+1} = p_k P_k."
+    _check_cascade(chain)
     marg = np.empty((chain.n, len(chain.support)))  # (n, V)
     marg[0] = chain.p1
     for k in range(chain.n - 1):
@@ -253,6 +255,9 @@ def time_closure_dp(
     repeats: int = 3,  # best of this many runs
 ) -> list[dict]:
     "Seconds taken by closure_dp (best of `repeats`) for growing n at fixed V."
+    if not isinstance(ns, (list, tuple)) or not ns or not all(isinstance(n, (int, np.integer)) and n >= 1 for n in ns):
+        raise ValueError(f"ns must be a non-empty list of positive integers, got {ns!r}")
+    _check_sampling(1, rng)
     rows = []
     for n in ns:
         c = random_cascade(n, V, rng)
@@ -297,11 +302,19 @@ class ModelTree:
 
     def children(self, u: int) -> list[int]:
         "The children of node u."
+        if isinstance(u, bool) or not isinstance(u, (int, np.integer)) or not 0 <= u < self.N:
+            raise ValueError(f"u must be a node in [0, {self.N}), got {u!r}")
         return self._children[u]
 
 # %% ../../nbs/ttamer/03_dag.ipynb #f7afebce
+def _check_tree(tree) -> None:
+    if not isinstance(tree, ModelTree):
+        raise TypeError(f"tree must be a ModelTree, got {type(tree).__name__}")
+
+
 def cascade_tree(chain: Cascade) -> ModelTree:
     "The path-shaped tree of a line: node i is exit i+1."
+    _check_cascade(chain)
     return ModelTree(chain.support, np.arange(chain.n) - 1, chain.p1, chain.P, chain.costs)
 
 
@@ -339,6 +352,8 @@ def tree_joint(tree: ModelTree) -> tuple[np.ndarray, np.ndarray]:
 
 def sample_tree(tree: ModelTree, n_samples: int, rng: np.random.Generator) -> np.ndarray:
     "Draw the losses of every node (n_samples, N) as indices into the support."
+    _check_tree(tree)
+    _check_sampling(n_samples, rng)
     V = len(tree.support)
     out = np.empty((n_samples, tree.N), dtype=int)
     out[:, 0] = rng.choice(V, size=n_samples, p=tree.p_root)
@@ -434,6 +449,7 @@ def brute_force_tree(tree: ModelTree, lam: float) -> float:
 
 def root_paths(tree: ModelTree) -> list[list[int]]:
     "Every root-to-leaf path of the tree, as a list of nodes."
+    _check_tree(tree)
     leaves = [v for v in range(tree.N) if not tree.children(v)]
     paths = []
     for leaf in leaves:

@@ -51,6 +51,8 @@ class MultiExitMLP(nn.Module):
 
 def exit_costs(config: MultiExitConfig) -> np.ndarray:
     "Incremental multiply-adds of each exit (its block and its head), normalised to sum to 1 over the full path."
+    if not isinstance(config, MultiExitConfig):
+        raise TypeError(f"config must be a MultiExitConfig, got {type(config).__name__}")
     block = np.array([config.d_in * config.width] + [config.width**2] * (config.n_blocks - 1), float)
     head = config.width * config.n_classes
     costs = block + head  # consulting exit i runs block i and head i
@@ -64,11 +66,16 @@ def train_multi_exit(
     epochs: int = 20,  # passes over the data
     lr: float = 1e-3,  # Adam step size
     batch_size: int = 64,  # mini-batch size
-    generator: torch.Generator | None = None,  # shuffling
+    generator: torch.Generator = None,  # shuffling (required: never the global generator)
 ) -> list[float]:
     "Train all exits jointly; return the mean loss of each epoch."
     if len(X) != len(y):
         raise ValueError(f"X and y must have the same length, got {len(X)} and {len(y)}")
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator (the shuffling's randomness), got {generator!r}")
+    for name, v in (("epochs", epochs), ("batch_size", batch_size)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     history = []
     model.train()
@@ -90,13 +97,25 @@ def train_multi_exit(
 @torch.no_grad()
 def exit_probabilities(model: MultiExitMLP, X: torch.Tensor) -> np.ndarray:
     "Softmax outputs of every exit in eval mode: (n_exits, N, n_classes)."
+    if not isinstance(model, MultiExitMLP):
+        raise TypeError(f"model must be a MultiExitMLP, got {type(model).__name__}")
     model.eval()
     return torch.softmax(model(X), dim=-1).cpu().numpy()
 
 # %% ../../nbs/ttamer/04_early_exit.ipynb #d29f891d
+def _check_probs(probs) -> np.ndarray:
+    "probs as an (E, N, C) array of finite probabilities, or ValueError naming the argument."
+    probs = np.asarray(probs)
+    if probs.ndim != 3 or 0 in probs.shape:
+        raise ValueError(f"probs must be (E, N, C) exit probabilities, got shape {probs.shape}")
+    if not np.all(np.isfinite(probs)) or probs.min() < 0 or probs.max() > 1:
+        raise ValueError("probs must be finite probabilities in [0, 1]")
+    return probs
+
+
 def confidence_loss(probs: np.ndarray) -> np.ndarray:
     "The loss proxy 1 - max softmax of each exit and sample: (n_exits, N)."
-    return 1.0 - np.asarray(probs).max(-1)
+    return 1.0 - _check_probs(probs).max(-1)
 
 
 def discretise(losses: np.ndarray, V: int) -> tuple[np.ndarray, np.ndarray]:
@@ -113,18 +132,24 @@ def discretise(losses: np.ndarray, V: int) -> tuple[np.ndarray, np.ndarray]:
 def first_true(mask: np.ndarray) -> np.ndarray:
     "Index of the first True along axis 0 (the last index where there is none): (N,)."
     mask = np.asarray(mask, bool).copy()
+    if mask.ndim < 1 or len(mask) == 0:
+        raise ValueError(f"mask must have a non-empty axis 0, got shape {mask.shape}")
     mask[-1] = True
     return mask.argmax(0)
 
 
 def confidence_exit(probs: np.ndarray, tau: float) -> np.ndarray:
     "Exits consulted (1-based) by the confidence-threshold rule."
-    return first_true(np.asarray(probs).max(-1) >= tau) + 1
+    if not np.isfinite(tau):
+        raise ValueError(f"tau must be finite, got {tau!r}")
+    return first_true(_check_probs(probs).max(-1) >= tau) + 1
 
 
 def entropy_exit(probs: np.ndarray, tau: float) -> np.ndarray:
     "Exits consulted (1-based) by the entropy-threshold rule."
-    p = np.clip(probs, 1e-12, 1.0)
+    if not np.isfinite(tau):
+        raise ValueError(f"tau must be finite, got {tau!r}")
+    p = np.clip(_check_probs(probs), 1e-12, 1.0)
     return first_true(-(p * np.log(p)).sum(-1) <= tau) + 1
 
 
@@ -132,7 +157,7 @@ def patience_exit(probs: np.ndarray, K: int) -> np.ndarray:
     "Exits consulted (1-based): stop once the prediction has not changed for K exits."
     if K < 1:
         raise ValueError(f"K must be at least 1, got {K}")
-    pred = np.asarray(probs).argmax(-1)  # (E, N)
+    pred = _check_probs(probs).argmax(-1)  # (E, N)
     E = len(pred)
     same = np.zeros(pred.shape, dtype=int)  # consecutive agreements ending at each exit
     for i in range(1, E):
@@ -148,8 +173,10 @@ def outcome(
     returned: np.ndarray | None = None,  # (N,) exit returned, 0-based; None: the last consulted (no recall)
 ) -> dict:
     "Error rate and mean normalised cost of serving each request as described."
-    consulted = np.asarray(consulted)
+    probs, consulted = _check_probs(probs), np.asarray(consulted)
     E, N = probs.shape[:2]
+    if np.shape(y) != (N,) or np.shape(costs) != (E,):
+        raise ValueError(f"y must hold N={N} labels and costs E={E} costs, got {np.shape(y)} and {np.shape(costs)}")
     if consulted.shape != (N,) or consulted.min() < 1 or consulted.max() > E:
         raise ValueError(f"consulted must hold N={N} exit counts in [1, {E}]")
     returned = consulted - 1 if returned is None else np.asarray(returned)
@@ -159,6 +186,9 @@ def outcome(
 
 def overthinking_rate(probs: np.ndarray, y: np.ndarray) -> float:
     "Fraction of requests that some earlier exit gets right and the last exit gets wrong."
+    probs, y = _check_probs(probs), np.asarray(y)
+    if y.shape != (probs.shape[1],):
+        raise ValueError(f"y must hold N={probs.shape[1]} labels, got shape {y.shape}")
     correct = probs.argmax(-1) == y[None, :]  # (E, N)
     return float((correct[:-1].any(0) & ~correct[-1]).mean())
 

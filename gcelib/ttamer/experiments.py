@@ -5,14 +5,17 @@
 # %% ../../nbs/ttamer/05_experiments.ipynb #4faf8143
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, claim_from_seeds, summarize, verdict_from_checks
+from ..core.claims import (Claim, claim_check, claim_from_bootstrap, claim_from_seeds, claim_not_run,
+                                summarize, verdict_from_checks)
 from ..core.progress import progress
+from ..core.runtime import local_seed
 from .chain import (estimate_cascade, policy_value, prophet_gap_instance, prophet_value,
                                  random_cascade, run_policy)
 from .dag import closure_dp, path_heuristics, random_tree, skip_cost_matrix, ssa_dp, tree_dp
@@ -22,9 +25,10 @@ from .early_exit import (MultiExitConfig, MultiExitMLP, calibrated_loss, confide
 from .index import best_threshold, fixed_exit_policy, no_recall_dp, recall_dp
 
 # %% auto #0
-__all__ = ['PRESETS', 'COST_PROFILES', 'LOSSES', 'TTamerExperimentConfig', 'run_chains', 'chain_claims', 'run_network',
-           'cost_at_accuracy', 'network_claims', 'run_closures', 'random_parent', 'run_trees', 'run_ssa', 'dag_claims',
-           'plot_dags', 'plot_chains', 'plot_frontier']
+__all__ = ['PRESETS', 'COST_PROFILES', 'A_POLICIES', 'LOSSES', 'UNREACHED', 'RIVALS', 'TTamerExperimentConfig', 'run_chains',
+           'judge_paired', 'chain_claims', 'split_indices', 'run_network', 'cost_at_accuracy', 'costs_at_share',
+           'network_claims', 'run_closures', 'random_parent', 'run_trees', 'run_ssa', 'dag_claims', 'plot_dags',
+           'plot_chains', 'plot_frontier']
 
 # %% ../../nbs/ttamer/05_experiments.ipynb #88428f60
 @dataclass
@@ -48,6 +52,32 @@ class TTamerExperimentConfig:
     ssa_V: int = 60  # C(c): support size of the SSA cascades
     ssa_qs: list = field(default_factory=lambda: [2, 4, 8, 16, 32])  # C(c): numbers of clusters (q = ssa_V is added)
 
+    def __post_init__(self):
+        _positive_ints(self, ("n_instances", "V", "n_lambdas", "epochs", "width", "V_net", "dag_instances", "tree_V",
+                              "ssa_V"), ("seeds", "exits", "tree_nodes", "ssa_qs"))
+        if min(self.exits) < 2 or min(self.seeds) < 0:
+            raise ValueError(f"exits must be >= 2 and seeds >= 0, got exits={self.exits}, seeds={self.seeds}")
+        if not self.dag_lambdas or not all(0 <= v <= 1 for v in self.dag_lambdas + self.skip_fractions):
+            raise ValueError("dag_lambdas (non-empty) and skip_fractions must lie in [0, 1]")
+
+
+def _check_cfg(cfg) -> None:
+    "Raise TypeError unless cfg is a TTamerExperimentConfig."
+    if not isinstance(cfg, TTamerExperimentConfig):
+        raise TypeError(f"cfg must be a TTamerExperimentConfig, got {type(cfg).__name__}")
+
+
+def _positive_ints(cfg, scalars: tuple, lists: tuple) -> None:
+    "Raise ValueError naming the first field that is not a positive integer (or a non-empty list of integers)."
+    for name in scalars:
+        v = getattr(cfg, name)
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    for name in lists:
+        v = getattr(cfg, name)
+        if not isinstance(v, (list, tuple)) or not v or not all(isinstance(x, (int, np.integer)) for x in v):
+            raise ValueError(f"{name} must be a non-empty list of integers, got {v!r}")
+
 
 PRESETS = {
     "smoke": TTamerExperimentConfig(loss="both"),
@@ -64,10 +94,12 @@ PRESETS = {
 # %% ../../nbs/ttamer/05_experiments.ipynb #2f853a33
 COST_PROFILES = {"uniform": lambda n: np.ones(n), "front": lambda n: np.linspace(2.0, 0.5, n),
                  "back": lambda n: np.linspace(0.5, 2.0, n)}
+A_POLICIES = ("T-Tamer (recall DP)", "optimal no-recall DP", "best threshold", "best fixed exit", "prophet")
 
 
 def run_chains(cfg: TTamerExperimentConfig) -> pd.DataFrame:
     "Experiment A: exact objective of every policy per instance and lambda."
+    _check_cfg(cfg)
     rows = []
     lambdas = np.linspace(0.05, 1.0, cfg.n_lambdas)
     profiles = list(COST_PROFILES)
@@ -86,22 +118,51 @@ def run_chains(cfg: TTamerExperimentConfig) -> pd.DataFrame:
                              "prophet": prophet_value(chain, lam)})
     return pd.DataFrame(rows)
 
+# %% ../../nbs/ttamer/05_experiments.ipynb #a8a9c95c
+def judge_paired(
+    claim: str,  # the claim in a few words
+    paper: str,  # the paper's value or direction
+    a: Sequence[float],  # the method's value per unit (or the differences a - b when b is None)
+    b: Sequence[float] | None,  # the baseline's value on the same units
+    alternative: str,  # "less": a < b is claimed; "greater": a > b
+    unit: str,  # what one unit is, e.g. "seed"
+    what: str = "",  # what a and b are, for the criterion
+) -> Claim:
+    "Judge 'a beats b' by the paired bootstrap interval over units; with a single unit, at most partial."
+    if not isinstance(unit, str) or not unit:
+        raise ValueError(f"unit must be a non-empty string, got {unit!r}")
+    n = np.asarray(a, dtype=float).size
+    c = claim_from_bootstrap(claim, paper, a, b, alternative=alternative)
+    measured = c.measured.replace(f"(n={n})", f"(n={n} {unit}{'s' * (n != 1)})")
+    criterion = (f"{what}; " if what else "") + c.criterion + f" over {unit}s (one {unit}: at most partial)"
+    if n < 2 and c.verdict == "reproduced":
+        return replace(c, verdict="partial", measured=measured + f"; one {unit}: no spread", criterion=criterion)
+    return replace(c, measured=measured, criterion=criterion)
 
+# %% ../../nbs/ttamer/05_experiments.ipynb #fe388f46
 def chain_claims(df: pd.DataFrame) -> list[Claim]:
-    "Judge experiment A's claims and the Theorem 3.4 instance."
+    "Judge experiment A: the ordering of the exact values (a check), the gains of recall and of the no-recall DP, Thm 3.4."
     r, nr, thr = df["T-Tamer (recall DP)"], df["optimal no-recall DP"], df["best threshold"]
     ordered = (r <= nr + 1e-12) & (nr <= thr + 1e-12)
     gain = (nr - r) / nr
-    out = [Claim("Recall <= optimal no-recall <= best threshold", "recall is optimal; no-recall policies are worse",
-                 f"holds in {int(ordered.sum())}/{len(df)} (instance, lambda) pairs; recall saves "
-                 f"{summarize(gain.to_numpy() * 100, '.2g')} % of the no-recall objective",
-                 "reproduced" if ordered.all() else "not reproduced", "exact DP values, every instance and lambda")]
+    out = [claim_check("Recall DP <= optimal no-recall DP <= best threshold", "recall is optimal",
+                       f"holds in {int(ordered.sum())}/{len(df)} (instance, lambda) pairs", bool(ordered.all()),
+                       "exact DP values, every instance and lambda, 1e-12: each optimises over a larger policy class")]
+    units = df.groupby(["seed", "instance"])[["T-Tamer (recall DP)", "optimal no-recall DP", "best threshold"]].mean()
+    c = judge_paired("Recall beats the optimal recall-free policy on random cascades", "no-recall policies are worse",
+                     units["T-Tamer (recall DP)"], units["optimal no-recall DP"], "less", "instance",
+                     "a = J(recall DP), b = J(optimal no-recall DP), exact, mean over lambda")
+    out.append(replace(c, measured=c.measured + f"; recall saves {summarize(gain.to_numpy() * 100, '.2g')} % of the "
+                       f"no-recall objective per (instance, lambda), > 0 in {int((gain > 1e-12).sum())}/{len(df)}"))
+    out.append(judge_paired("The optimal recall-free policy beats the best single threshold", "thresholds are "
+                            "not optimal without recall", units["optimal no-recall DP"], units["best threshold"], "less",
+                            "instance", "a = J(optimal no-recall DP), b = J(best threshold), exact, mean over lambda"))
     ratios = {a: no_recall_dp(prophet_gap_instance(a), 1.0).value / prophet_value(prophet_gap_instance(a), 1.0)
               for a in (2.0, 10.0, 100.0)}
     exact = all(abs(v - a) <= 1e-9 * a for a, v in ratios.items())
-    out.append(Claim("No recall-free policy has a constant approximation (Thm 3.4)", "ratio alpha, unbounded",
-                     ", ".join(f"alpha={a:g}: {v:.6g}" for a, v in ratios.items()),
-                     "reproduced" if exact else "not reproduced", "best no-recall / prophet = alpha exactly"))
+    out.append(claim_check("No recall-free policy has a constant approximation (Thm 3.4)", "ratio alpha, unbounded",
+                           ", ".join(f"alpha={a:g}: {v:.6g}" for a, v in ratios.items()), exact,
+                           "on the theorem's instance, best no-recall / prophet = alpha to 1e-9 (closed form)"))
     return out
 
 # %% ../../nbs/ttamer/05_experiments.ipynb #c754f10c
@@ -130,14 +191,50 @@ def _exit_losses(loss: str, p_cal: np.ndarray, y_cal: np.ndarray, p_test: np.nda
     return out
 
 # %% ../../nbs/ttamer/05_experiments.ipynb #f48c4b80
-def _split(n: int, gen: torch.Generator) -> tuple:
-    perm = torch.randperm(n, generator=gen)
+def split_indices(
+    n: int,  # number of samples
+    gen: torch.Generator,  # the permutation's randomness
+) -> tuple:
+    "A random 60/20/20 split of range(n): (train, calibration, test) index tensors."
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 5:
+        raise ValueError(f"n must be an integer >= 5 (each part non-empty), got {n!r}")
+    if not isinstance(gen, torch.Generator):
+        raise TypeError(f"gen must be a torch.Generator, got {type(gen).__name__}")
+    perm = torch.randperm(int(n), generator=gen)
     a, b = int(0.6 * n), int(0.8 * n)
     return perm[:a], perm[a:b], perm[b:]
 
+# %% ../../nbs/ttamer/05_experiments.ipynb #7786d635
+def _dp_points(cfg: TTamerExperimentConfig, costs, p_cal, y_cal, p_test, y_test) -> list[tuple]:
+    "Test outcomes of the recall and no-recall DP policies, per exit loss and lambda: [(method, lambda, outcome)]."
+    out = []
+    for loss, (loss_cal, loss_test) in _exit_losses(cfg.loss, p_cal, y_cal, p_test).items():
+        idx_cal, support = discretise(loss_cal, cfg.V_net)
+        idx_test, _ = discretise(loss_test, cfg.V_net)
+        chain = estimate_cascade(idx_cal.T, support, costs)  # estimated on the calibration split only
+        for lam in np.linspace(0.05, 1.0, cfg.n_lambdas):
+            for name, dp, recall in ((_dp_name("T-Tamer (recall)", loss), recall_dp(chain, lam), True),
+                                     (_dp_name("optimal no-recall DP", loss), no_recall_dp(chain, lam), False)):
+                served = run_policy(chain, dp.stop, idx_test.T, lam, recall)
+                out.append((name, lam, outcome(p_test, y_test, served["consulted"], costs, served["exit"])))
+    return out
 
+
+def _baseline_points(p_test, y_test, costs) -> list[tuple]:
+    "Test outcomes of the confidence, entropy, patience and static-exit baselines over their parameter."
+    n_exits = len(costs)
+    return ([("confidence threshold", t, outcome(p_test, y_test, confidence_exit(p_test, t), costs))
+             for t in np.linspace(0.1, 1.0, 19)]
+            + [("entropy threshold", t, outcome(p_test, y_test, entropy_exit(p_test, t), costs))
+               for t in np.linspace(0.0, 2.3, 24)]
+            + [("patience", K, outcome(p_test, y_test, patience_exit(p_test, K), costs)) for K in (1, 2, 3)]
+            + [("static exit", k, outcome(p_test, y_test, np.full(len(y_test), k), costs))
+               for k in range(1, n_exits + 1)])
+
+# %% ../../nbs/ttamer/05_experiments.ipynb #5907d6e2
 def run_network(cfg: TTamerExperimentConfig, device=None) -> tuple[pd.DataFrame, dict]:
     "Experiment B: (error, cost) of every policy and parameter per seed, and per-seed facts."
+    _check_cfg(cfg)
     if cfg.loss not in LOSSES:
         raise ValueError(f"loss must be one of {LOSSES}, got {cfg.loss!r}")
     from sklearn.datasets import load_digits
@@ -147,49 +244,56 @@ def run_network(cfg: TTamerExperimentConfig, device=None) -> tuple[pd.DataFrame,
     rows, facts = [], {}
     for seed in progress(cfg.seeds, desc="B: network"):
         gen = torch.Generator().manual_seed(seed)
-        torch.manual_seed(seed)
-        train, calib, test = _split(len(X), gen)
-        net = MultiExitMLP(MultiExitConfig(width=cfg.width))
-        train_multi_exit(net, X[train], y[train], epochs=cfg.epochs, generator=gen)
+        train, calib, test = split_indices(len(X), gen)
+        with local_seed(seed):  # parameter initialisation draws from torch's global generator: seeded here only
+            net = MultiExitMLP(MultiExitConfig(width=cfg.width))
+            train_multi_exit(net, X[train], y[train], epochs=cfg.epochs, generator=gen)
         costs = exit_costs(net.config)
         p_cal, p_test = exit_probabilities(net, X[calib]), exit_probabilities(net, X[test])
         y_test = y[test].numpy()
         facts[seed] = {"overthinking": overthinking_rate(p_test, y_test),
-                       "final_error": outcome(p_test, y_test, np.full(len(y_test), 6), costs)["error"]}
-        def add(method, param, result):
-            rows.append({"seed": seed, "method": method, "param": float(param), **result})
-        for loss, (loss_cal, loss_test) in _exit_losses(cfg.loss, p_cal, y[calib].numpy(), p_test).items():
-            idx_cal, support = discretise(loss_cal, cfg.V_net)
-            idx_test, _ = discretise(loss_test, cfg.V_net)
-            chain = estimate_cascade(idx_cal.T, support, costs)
-            for lam in np.linspace(0.05, 1.0, cfg.n_lambdas):
-                for name, dp, recall in ((_dp_name("T-Tamer (recall)", loss), recall_dp(chain, lam), True),
-                                         (_dp_name("optimal no-recall DP", loss), no_recall_dp(chain, lam), False)):
-                    served = run_policy(chain, dp.stop, idx_test.T, lam, recall)
-                    add(name, lam, outcome(p_test, y_test, served["consulted"], costs, served["exit"]))
-        for tau in np.linspace(0.1, 1.0, 19):
-            add("confidence threshold", tau, outcome(p_test, y_test, confidence_exit(p_test, tau), costs))
-        for tau in np.linspace(0.0, 2.3, 24):
-            add("entropy threshold", tau, outcome(p_test, y_test, entropy_exit(p_test, tau), costs))
-        for K in (1, 2, 3):
-            add("patience", K, outcome(p_test, y_test, patience_exit(p_test, K), costs))
-        for k in range(1, 7):
-            add("static exit", k, outcome(p_test, y_test, np.full(len(y_test), k), costs))
+                       "final_error": outcome(p_test, y_test, np.full(len(y_test), len(costs)), costs)["error"]}
+        points = _dp_points(cfg, costs, p_cal, y[calib].numpy(), p_test, y_test) + _baseline_points(p_test, y_test, costs)
+        rows.extend({"seed": seed, "method": m, "param": float(p), **r} for m, p, r in points)
     return pd.DataFrame(rows), facts
 
 # %% ../../nbs/ttamer/05_experiments.ipynb #363af5b8
+UNREACHED = 2.0  # the cost counted when a method never reaches the target (real normalised costs are <= 1)
+RIVALS = ("confidence threshold", "patience")  # the paper's 1-Thr and Patience
+
+
 def cost_at_accuracy(points: pd.DataFrame, target: float) -> float:
     "Smallest cost among operating points with accuracy >= target (inf when none reaches it)."
+    if not {"error", "cost"} <= set(points.columns):
+        raise ValueError(f"points must have the columns 'error' and 'cost', got {list(points.columns)}")
+    if not 0 < target <= 1:
+        raise ValueError(f"target must be an accuracy in (0, 1], got {target!r}")
     ok = points[(1 - points["error"]) >= target - 1e-12]
     return float(ok["cost"].min()) if len(ok) else float("inf")
 
 
+def costs_at_share(
+    df: pd.DataFrame,  # run_network's operating points
+    facts: dict,  # run_network's per-seed facts (the final exit's error)
+    methods: Sequence[str],  # the cheapest of these methods counts
+    share: float,  # the target: this share of the final exit's accuracy
+) -> np.ndarray:
+    "Per seed: the smallest cost at which any of `methods` reaches `share` of the final accuracy (UNREACHED if none)."
+    if not 0 < share <= 1:
+        raise ValueError(f"share must be in (0, 1], got {share!r}")
+    out = []
+    for seed, part in df.groupby("seed"):
+        target = share * (1 - facts[seed]["final_error"])
+        out.append(min(min(cost_at_accuracy(part[part.method == m], target) for m in methods), UNREACHED))
+    return np.array(out)
+
+# %% ../../nbs/ttamer/05_experiments.ipynb #9d98cbf9
 def network_claims(
     df: pd.DataFrame,  # run_network's operating points
     facts: dict,  # run_network's per-seed facts
     loss: str = "proxy",  # judge the DP policies run under this exit loss: "proxy" or "calibrated"
 ) -> list[Claim]:
-    "Judge experiment B's claims, seed by seed, for the DP policies under one exit loss."
+    "Judge experiment B's claims, paired over seeds, for the DP policies under one exit loss."
     if loss not in ("proxy", "calibrated"):
         raise ValueError(f"loss must be 'proxy' or 'calibrated', got {loss!r}")
     recall, no_recall = _dp_name("T-Tamer (recall)", loss), _dp_name("optimal no-recall DP", loss)
@@ -198,16 +302,10 @@ def network_claims(
     tag = "" if loss == "proxy" else " (calibrated loss)"
     out = []
     for share in (0.95, 0.98):
-        wins = []
-        for seed, part in df.groupby("seed"):
-            target = share * (1 - facts[seed]["final_error"])
-            ours = cost_at_accuracy(part[part.method == recall], target)
-            rivals = [cost_at_accuracy(part[part.method == m], target) for m in ("confidence threshold", "patience")]
-            wins.append(min(rivals) - ours)  # > 0: T-Tamer reaches the target more cheaply
-        out.append(claim_from_seeds(f"T-Tamer reaches {share:.0%} of final accuracy at lower cost than 1-Thr and "
-                                    f"Patience{tag}",
-                                    "dominates in the high-accuracy region", wins, lambda w: w >= 0,
-                                    "cost(best of 1-Thr, Patience) - cost(T-Tamer) >= 0 per seed"))
+        ours, rivals = costs_at_share(df, facts, [recall], share), costs_at_share(df, facts, RIVALS, share)
+        out.append(judge_paired(f"T-Tamer reaches {share:.0%} of final accuracy at lower cost than 1-Thr and "
+                                f"Patience{tag}", "dominates in the high-accuracy region", ours, rivals, "less",
+                                "seed", f"a = T-Tamer's cost at the target, b = the cheaper of 1-Thr and Patience"))
     gains = []
     for seed, part in df.groupby("seed"):
         r = part[part.method == recall].set_index("param")
@@ -215,14 +313,15 @@ def network_claims(
         lam = r.index.to_numpy()
         gains.append(float(np.mean(lam * (nr["error"] - r["error"]) + (1 - lam) * (nr["cost"] - r["cost"]))))
     over = [f["overthinking"] for f in facts.values()]
-    out.append(claim_from_seeds(f"Recall beats the optimal recall-free policy when the network over-thinks{tag}",
-                                f"recall helps (over-thinking here {summarize(over, '.2g')})", gains, lambda g: g >= 0,
-                                "mean over lambda of J(no recall) - J(recall) on test >= 0 per seed"))
+    out.append(judge_paired(f"Recall beats the optimal recall-free policy when the network over-thinks{tag}",
+                            f"recall helps (over-thinking here {summarize(over, '.2g')})", gains, None, "greater",
+                            "seed", "differences J(no recall) - J(recall) on test, mean over lambda"))
     return out
 
 # %% ../../nbs/ttamer/05_experiments.ipynb #d6fdcf2b
 def run_closures(cfg: TTamerExperimentConfig) -> pd.DataFrame:
     "Experiment C(a): exact optimal values with skips at each price rho, on the line with recall, and without recall."
+    _check_cfg(cfg)
     rows = []
     profiles = list(COST_PROFILES)
     for seed in progress(cfg.seeds, desc="C: closures"):
@@ -252,6 +351,7 @@ def random_parent(
 
 def run_trees(cfg: TTamerExperimentConfig) -> pd.DataFrame:
     "Experiment C(b): the exact tree optimum against the best single path and the root-routed path policy."
+    _check_cfg(cfg)
     if max(cfg.tree_nodes) > 7 or min(cfg.tree_nodes) < 1:
         raise ValueError(f"tree_nodes must lie in [1, 7] (the frontier DP is exponential), got {cfg.tree_nodes}")
     rows = []
@@ -270,6 +370,7 @@ def run_trees(cfg: TTamerExperimentConfig) -> pd.DataFrame:
 # %% ../../nbs/ttamer/05_experiments.ipynb #499beb40
 def run_ssa(cfg: TTamerExperimentConfig) -> pd.DataFrame:
     "Experiment C(c): relative gap of the SSA policy (exact value on the original chain) per number of clusters."
+    _check_cfg(cfg)
     qs = sorted({int(q) for q in cfg.ssa_qs if 1 <= q < cfg.ssa_V} | {cfg.ssa_V})
     rows = []
     for seed in progress(cfg.seeds, desc="C: SSA"):
@@ -285,22 +386,31 @@ def run_ssa(cfg: TTamerExperimentConfig) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 # %% ../../nbs/ttamer/05_experiments.ipynb #81d74823
-def _closure_claim(df: pd.DataFrame) -> Claim:
+def _closure_claims(df: pd.DataFrame) -> list[Claim]:
+    "The ordering closure <= line <= recall-free line (a check) and the gain of skips with rho < 1 (evidence)."
     clo, line, free = df["closure (skips)"], df["line recall DP"], df["best recall-free line DP"]
     ordered = (clo <= line + 1e-12) & (line <= free + 1e-12)
-    gain = (line - clo) / line
+    full = df["rho"] == 1
+    equal = (clo[full] - line[full]).abs() <= 1e-12 * line[full].abs().clip(lower=1)
+    check = claim_check("Closure <= line recall <= recall-free line; equal at rho = 1 (Thm 5.2)",
+                        "the line is a sub-graph of the closure", f"ordering in {int(ordered.sum())}/{len(df)}; "
+                        f"equal at rho = 1 in {int(equal.sum())}/{int(full.sum())}", bool(ordered.all() and equal.all()),
+                        "exact DP values on every (instance, rho, lambda), 1e-12")
+    name, paper = "Skips help when skipped exits are cheap (rho < 1)", "closure optimum below the line optimum"
     cheap = df["rho"] < 1
-    strict = int((gain[cheap] > 1e-9).sum())
+    if not cheap.any():
+        return [check, claim_not_run(name, paper, "no skip price rho < 1 in this run")]
+    gain = (line - clo) / line
     by_rho = "; ".join(f"rho={rho:g}: median {g.median():.2%}, max {g.max():.2%}" for rho, g in gain.groupby(df["rho"]))
-    measured = (f"closure <= line recall <= recall-free line in {int(ordered.sum())}/{len(df)}; closure strictly "
-                f"lower in {strict}/{int(cheap.sum())} with rho < 1; gain over the line: {by_rho}")
-    verdict = "reproduced" if ordered.all() and strict > 0 else "partial" if ordered.all() else "not reproduced"
-    return Claim("Skips never hurt, and help when skipped exits are cheap (closure, Thm 5.2)",
-                 "closure optimum <= line optimum (line is a sub-graph)", measured, verdict,
-                 "ordering on every (instance, rho, lambda); strictly lower on some with rho < 1")
+    units = df[cheap].groupby(["seed", "instance", "rho"])[["closure (skips)", "line recall DP"]].mean()
+    c = judge_paired(name, paper, units["closure (skips)"], units["line recall DP"], "less", "instance-price pair",
+                     "a = closure optimum, b = line recall optimum, exact, mean over lambda")
+    return [check, replace(c, measured=c.measured + f"; strictly lower in {int((gain[cheap] > 1e-9).sum())}/"
+                           f"{int(cheap.sum())} (instance, rho, lambda); gain over the line: {by_rho}")]
 
-
+# %% ../../nbs/ttamer/05_experiments.ipynb #476159ba
 def _tree_claim(df: pd.DataFrame) -> Claim:
+    "The ordering optimum <= root-routed <= best single path (a check), with the gaps measured."
     opt, routed, static = df["tree DP"], df["root-routed path"], df["best single path"]
     ok = (opt <= routed + 1e-12) & (routed <= static + 1e-12)
     gap_static = ((static - opt) / opt).clip(lower=0)  # float noise below zero shows as -0.00 %
@@ -308,12 +418,13 @@ def _tree_claim(df: pd.DataFrame) -> Claim:
     measured = (f"optimum <= root-routed <= best path in {int(ok.sum())}/{len(df)}; best single path's gap: mean "
                 f"{gap_static.mean():.2%}, max {gap_static.max():.2%}, > 0 in {int((gap_static > 1e-9).sum())}; "
                 f"root-routed: mean {gap_routed.mean():.2%}, max {gap_routed.max():.2%}")
-    return Claim("The tree optimum is at least as good as any single path (Thm 5.1)",
-                 "exact optimal policies on directed trees", measured, "reproduced" if ok.all() else "not reproduced",
-                 "exact frontier DP <= root-routed <= best static path on every (tree, lambda)")
+    return claim_check("The tree optimum is at least as good as any single path (Thm 5.1)",
+                       "exact optimal policies on directed trees", measured, bool(ok.all()),
+                       "exact frontier DP <= root-routed <= best static path on every (tree, lambda), 1e-12")
 
 
 def _ssa_claim(df: pd.DataFrame) -> Claim:
+    "Per (seed, lambda): the SSA policy's gap within 0.02 for q >= |V|/4 and falling with q."
     checks, monotone, exact = [], 0, 0
     for _, part in df.groupby(["seed", "lam"]):
         part = part.sort_values("q")
@@ -329,17 +440,22 @@ def _ssa_claim(df: pd.DataFrame) -> Claim:
                 f"monotone in q in {monotone}/{len(checks)} (seed, lambda); exact at every q in {exact} more")
     paper = "q > 100 within 0.02 of exact, q ~ 300 matches (|V| ~ 1000)"
     criterion = "per (seed, lambda) where SSA is not exact at every q: gap <= 0.02 for q >= |V|/4, Spearman(q, gap) < 0"
-    verdict = verdict_from_checks(checks) if checks else "not run"
-    return Claim("SSA's gap shrinks as clusters grow", paper, measured, verdict, criterion)
+    if not checks:
+        return claim_not_run("SSA's gap shrinks as clusters grow", paper, measured + ": nothing to shrink", criterion)
+    return Claim("SSA's gap shrinks as clusters grow", paper, measured, verdict_from_checks(checks), criterion)
 
-
+# %% ../../nbs/ttamer/05_experiments.ipynb #644af52e
 def dag_claims(
     closures: pd.DataFrame,  # run_closures' table
     trees: pd.DataFrame,  # run_trees' table
     ssa: pd.DataFrame,  # run_ssa's table
 ) -> list[Claim]:
-    "Judge experiment C's claims: skips, trees, soft state aggregation."
-    return [_closure_claim(closures), _tree_claim(trees), _ssa_claim(ssa)]
+    "Judge experiment C's claims: skips (a check and evidence), trees (a check), soft state aggregation."
+    for name, table, col in (("closures", closures, "closure (skips)"), ("trees", trees, "tree DP"),
+                             ("ssa", ssa, "policy gap")):
+        if not isinstance(table, pd.DataFrame) or col not in table or table.empty:
+            raise ValueError(f"{name} must be a non-empty table with the column {col!r} (run_{name}' output)")
+    return [*_closure_claims(closures), _tree_claim(trees), _ssa_claim(ssa)]
 
 # %% ../../nbs/ttamer/05_experiments.ipynb #5ddc16ee
 def plot_dags(closures: pd.DataFrame, trees: pd.DataFrame, ssa: pd.DataFrame):

@@ -10,7 +10,7 @@ from itertools import product
 
 import numpy as np
 
-from .chain import Cascade, _check_lam, policy_value, sequences
+from .chain import Cascade, _check_cascade, _check_lam, policy_value, sequences
 
 # %% auto #0
 __all__ = ['DPResult', 'recall_dp', 'dynamic_index', 'index_policy', 'no_recall_dp', 'threshold_policy', 'best_threshold',
@@ -58,6 +58,10 @@ def dynamic_index(chain: Cascade, dp: DPResult) -> np.ndarray:
 
 def index_policy(chain: Cascade, sigma: np.ndarray) -> np.ndarray:
     "Stop tables of Algorithm 1: stop after exit i iff X <= sigma[i, r]."
+    _check_cascade(chain)
+    sigma = np.asarray(sigma, dtype=float)
+    if sigma.shape != (chain.n - 1, len(chain.support)) or np.isnan(sigma).any():
+        raise ValueError(f"sigma must be a ({chain.n - 1}, {len(chain.support)}) array of thresholds, got {sigma.shape}")
     return chain.support[None, :, None] <= sigma[:, None, :]
 
 # %% ../../nbs/ttamer/02_index.ipynb #952f8f46
@@ -79,6 +83,9 @@ def no_recall_dp(chain: Cascade, lam: float) -> DPResult:
 # %% ../../nbs/ttamer/02_index.ipynb #154015a9
 def threshold_policy(chain: Cascade, theta: float) -> np.ndarray:
     "Stop tables of 1-Thr: stop after the first exit whose loss is <= theta."
+    _check_cascade(chain)
+    if not isinstance(theta, (int, float, np.number)) or np.isnan(theta):
+        raise ValueError(f"theta must be a number (-inf: never stop early), got {theta!r}")
     V = len(chain.support)
     halt = chain.support <= theta  # (r,)
     return np.broadcast_to(halt[None, None, :], (chain.n - 1, V, V)).copy()
@@ -86,6 +93,8 @@ def threshold_policy(chain: Cascade, theta: float) -> np.ndarray:
 
 def best_threshold(chain: Cascade, lam: float) -> tuple[float, float]:
     "The best 1-Thr policy's (value, theta), judged exactly; theta=-inf means 'never stop early'."
+    _check_cascade(chain)
+    _check_lam(lam)
     candidates = [-np.inf, *chain.support]
     values = [policy_value(chain, threshold_policy(chain, t), lam, recall=False) for t in candidates]
     k = int(np.argmin(values))

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, claim_from_seeds, summarize
+from ..core.claims import Claim, claim_check, paired_bootstrap_ci, summarize, verdict_from_interval
 from ..core.progress import progress
 from .gradest import (estimate_target_loss, fit_linearised, per_example_grads,
                                              rademacher_projection, relative_error)
@@ -25,9 +25,9 @@ from .weighting import (all_subsets, bernoulli_wls, loo_effects, make_linear_tas
                                                prop31_beta, ridge_influence, ridge_performance)
 
 # %% auto #0
-__all__ = ['PRESETS', 'TaskAttributionExperimentConfig', 'fit_surrogates', 'run_convex', 'prop31_check', 'run_neural',
-           'loo_claims', 'neural_claims', 'selection_gains', 'selection_claim', 'run_icl', 'icl_claims', 'plot_loo',
-           'plot_estimator', 'plot_selection']
+__all__ = ['PRESETS', 'TaskAttributionExperimentConfig', 'fit_surrogates', 'run_convex', 'prop31_check', 'run_neural', 'beats_by',
+           'paired_claim', 'loo_claims', 'estimated_f_claim', 'neural_claims', 'selection_gains', 'selection_claim',
+           'run_icl', 'icl_claims', 'plot_loo', 'plot_estimator', 'plot_selection']
 
 # %% ../../nbs/task_attribution/06_experiments.ipynb #21604f70
 @dataclass
@@ -61,7 +61,7 @@ class TaskAttributionExperimentConfig:
     icl_m_test: int = 100  # D: held-out prompts
     icl_candidates: int = 500  # D: candidate prompts to select from
 
-
+# %% ../../nbs/task_attribution/06_experiments.ipynb #e6036fd7
 PRESETS = {
     "smoke": TaskAttributionExperimentConfig(settings=[[0.1, 0.1]], mu_sweep=[0.1], steps=100, n_instances=2, m=40,
                                              m_test=30, n_est=100, n_candidates=40, n_sweep=10),
@@ -82,9 +82,11 @@ def fit_surrogates(
     return (fit_linear_surrogate(S, F, np.random.default_rng(fold_seed)),
             fit_kernel_surrogate(S, F, np.random.default_rng(fold_seed)))
 
-
+# %% ../../nbs/task_attribution/06_experiments.ipynb #d390b1c7
 def run_convex(cfg: TaskAttributionExperimentConfig) -> pd.DataFrame:
     "Part A: LOO correlation and held-out R^2 of every method per instance and p."
+    if not isinstance(cfg, TaskAttributionExperimentConfig):
+        raise TypeError(f"cfg must be a TaskAttributionExperimentConfig, got {type(cfg).__name__}")
     rows = []
     for seed in progress(cfg.seeds, desc="A: linear tasks"):
         gen, rng = torch.Generator().manual_seed(seed), np.random.default_rng(seed)
@@ -110,6 +112,8 @@ def run_convex(cfg: TaskAttributionExperimentConfig) -> pd.DataFrame:
 
 def prop31_check(seed: int = 0, K: int = 8, p: float = 0.8) -> float:
     "Max deviation of the exact Bernoulli(p) least squares from the Prop. 3.1 formula on a random quadratic F."
+    if not 0 < p < 1:
+        raise ValueError(f"p must be in (0, 1), got {p!r}")
     gen = torch.Generator().manual_seed(seed)
     g = torch.randn(K, generator=gen, dtype=torch.float64)
     A = torch.randn(K, K, generator=gen, dtype=torch.float64)
@@ -210,36 +214,87 @@ def _local_extras(cfg, seed, data, theta0, mu, F, loo, F_all, infl, fits, rng, o
             rel_s = float(np.median(np.abs(est_s - F_s) / F_s))
             out["sweep"].append({"mu": mu_s, "drift": drift, "median_rel_err": rel_s})
 
-
+# %% ../../nbs/task_attribution/06_experiments.ipynb #d4dfe4e8
 def run_neural(cfg: TaskAttributionExperimentConfig) -> dict:
     "Parts B and C over the seeds: DataFrames loo, estimator, estimates, selection, sweep."
+    if not isinstance(cfg, TaskAttributionExperimentConfig):
+        raise TypeError(f"cfg must be a TaskAttributionExperimentConfig, got {type(cfg).__name__}")
     out = {k: [] for k in ("loo", "estimator", "estimates", "selection", "sweep")}
     for seed in progress(cfg.seeds, desc="B/C: neural toy"):
         _neural_seed(cfg, seed, out)
     return {k: pd.DataFrame(v) for k, v in out.items()}
 
 # %% ../../nbs/task_attribution/06_experiments.ipynb #46ba863f
+_ORDER = {"reproduced": 0, "partial": 1, "not reproduced": 2}
+
+
+def beats_by(
+    a,  # the method's values, one per paired unit
+    b,  # the baseline's values on the same units
+    margin: float = 0.0,  # the difference a - b the claim needs
+) -> tuple[str, dict]:
+    "Interval verdict of 'a - b > margin' over paired units (one unit: at most partial), with the interval."
+    ci = paired_bootstrap_ci(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    verdict = verdict_from_interval(ci["lo"], ci["hi"], ci["mean_diff"], "greater", margin)
+    if ci["n"] < 2 and verdict == "reproduced":
+        verdict = "partial"
+    return verdict, ci
+
+
+def _units(df: pd.DataFrame, value: str) -> pd.DataFrame:
+    "One row per paired unit (seed, and instance where present), one column per method."
+    index = [c for c in ("seed", "instance") if c in df.columns]
+    if not index:
+        raise ValueError(f"df must have a seed column to pair the methods, got {list(df.columns)}")
+    return df.pivot_table(index=index, columns="method", values=value)
+
+# %% ../../nbs/task_attribution/06_experiments.ipynb #574dcd80
+def paired_claim(
+    claim: str,  # the claim in a few words
+    paper: str,  # the paper's value or direction
+    a,  # the method's values per seed
+    b,  # the baseline's values on the same seeds
+    names: str,  # the difference in words, e.g. "kernel R^2 - linear R^2"
+) -> Claim:
+    "Judge 'a beats b' by the paired bootstrap interval over seeds (one seed: at most partial)."
+    verdict, ci = beats_by(a, b)
+    measured = f"{names} {ci['mean_diff']:+.3g} [{ci['lo']:+.3g}, {ci['hi']:+.3g}] 95% CI (n={ci['n']})"
+    if verdict == "partial":
+        measured += "; a tie: the interval contains 0" if ci["n"] > 1 else "; one seed: no spread"
+    return Claim(claim, paper, measured, verdict, f"paired bootstrap 95% CI of {names} > 0; one seed: at most partial")
+
+# %% ../../nbs/task_attribution/06_experiments.ipynb #0fdd5137
 def _loo_claim(df: pd.DataFrame, label: str) -> Claim:
-    means = df.groupby("method")["loo_spearman"].mean()
-    pear = df.groupby("method")["loo_pearson"].mean()
-    best = max(means["linear"], means["influence"])
+    units = _units(df, "loo_spearman")
+    means, pear = units.mean(), df.groupby("method")["loo_pearson"].mean()
+    strong, weak, parts = [], [], []
+    for b in ("linear", "influence"):
+        margin = 0.25 * abs(means[b])
+        v, ci = beats_by(units["kernel"], units[b], margin)
+        strong.append(v)
+        weak.append(beats_by(units["kernel"], units[b])[1]["mean_diff"] > 0)
+        parts.append(f"kernel - {b} {ci['mean_diff']:+.3f} [{ci['lo']:+.3f}, {ci['hi']:+.3f}] (needs > {margin:.3f})")
     if not means["kernel"] > 0:  # a kernel not positively correlated with the true LOO cannot reproduce
         verdict = "not reproduced"
     else:
-        verdict = ("reproduced" if means["kernel"] >= best + 0.25 * abs(best) else  # = 1.25 x best for best > 0
-                   "partial" if means["kernel"] > best else "not reproduced")
-    rel = f"kernel/best {means['kernel'] / best:.2f}" if best > 0 else f"kernel - best {means['kernel'] - best:+.3f}"
+        verdict = ("reproduced" if all(v == "reproduced" for v in strong) else
+                   "partial" if all(weak) else "not reproduced")
     measured = (f"Spearman kernel {means['kernel']:.3f}, linear {means['linear']:.3f}, influence "
-                f"{means['influence']:.3f} ({rel}); Pearson "
-                f"{pear['kernel']:.3f} / {pear['linear']:.3f} / {pear['influence']:.3f}; n={len(df) // 3}")
+                f"{means['influence']:.3f}; {'; '.join(parts)}; Pearson "
+                f"{pear['kernel']:.3f} / {pear['linear']:.3f} / {pear['influence']:.3f}; n={len(units)}")
+    if verdict == "partial":
+        measured += "; partial: higher than both, not by 25 % beyond the noise"
     return Claim(f"LOO correlation, kernel vs linear and influence ({label})", "25% higher than both baselines",
                  measured, verdict,
-                 "mean Spearman kernel >= best baseline + 25% of |best|; partial if higher; "
-                 "not reproduced if kernel <= 0")
+                 "paired bootstrap 95% CI of kernel - b > 0.25 |mean b| for b = linear and influence; partial if "
+                 "the kernel's mean is higher than both; not reproduced if kernel <= 0")
 
-
+# %% ../../nbs/task_attribution/06_experiments.ipynb #6c2d260d
 def loo_claims(convex: pd.DataFrame, loo: pd.DataFrame) -> list[Claim]:
     "LOO-correlation claims for every (part, setting, p)."
+    for name, df in (("convex", convex), ("loo", loo)):
+        if not {"seed", "p", "method", "loo_spearman", "loo_pearson"} <= set(df.columns):
+            raise ValueError(f"{name} must have the columns seed, p, method, loo_spearman, loo_pearson")
     base = ["influence", "linear", "kernel"]
     out = []
     for setting in loo.setting.unique():
@@ -250,16 +305,33 @@ def loo_claims(convex: pd.DataFrame, loo: pd.DataFrame) -> list[Claim]:
         out.append(_loo_claim(convex[convex.p == p], f"linear tasks, p={p:g}"))
     return out
 
+# %% ../../nbs/task_attribution/06_experiments.ipynb #7d6f9e2e
+def estimated_f_claim(loo: pd.DataFrame) -> Claim:
+    "Non-inferiority: the kernel fitted on estimated F keeps its LOO correlation within 0.1 of the retrained one."
+    units = _units(loo[(loo.setting == "local") & (loo.p == loo.p.max())], "loo_spearman")
+    v, ci = beats_by(units["kernel (estimated F)"], units["kernel"], margin=-0.1)
+    gap = -ci["mean_diff"]  # retrained minus estimated
+    verdict = "reproduced" if v == "reproduced" else "partial" if gap <= 0.2 else "not reproduced"
+    m = units.mean()
+    measured = (f"Spearman {m['kernel (estimated F)']:.3f} (estimated F) vs {m['kernel']:.3f} (retrained): "
+                f"diff {ci['mean_diff']:+.3f} [{ci['lo']:+.3f}, {ci['hi']:+.3f}] 95% CI (n={ci['n']}); "
+                f"linear on estimated F {m['linear (estimated F)']:.3f}")
+    return Claim("Kernel surrogate from estimated F keeps its LOO correlation", "accurate without retraining",
+                 measured, verdict, "paired bootstrap 95% CI of estimated - retrained > -0.1 (one seed: at most "
+                 "partial); partial if the mean gap <= 0.2")
+
 # %% ../../nbs/task_attribution/06_experiments.ipynb #aa6684c0
 def neural_claims(res: dict, prop31_error: float) -> list[Claim]:
     "Held-out fit, estimator, estimated-F surrogate, selection and Prop. 3.1 claims."
+    if not {"loo", "estimator", "selection"} <= set(res):
+        raise ValueError(f"res must hold loo, estimator and selection (see run_neural), got {sorted(res)}")
     loo, est, sel = res["loo"], res["estimator"], res["selection"]
     out = []
     local = loo[(loo.setting == "local") & (loo.p == loo.p.max())].pivot_table(
         index="seed", columns="method", values="heldout_r2")
-    out.append(claim_from_seeds("Kernel surrogate fits held-out subsets better than linear (R^2 gap)",
-                                "KRR captures interactions linear misses", (local["kernel"] - local["linear"]).tolist(),
-                                lambda v: v > 0, "kernel R^2 - linear R^2 > 0 in every seed"))
+    out.append(paired_claim("Kernel surrogate fits held-out subsets better than linear (R^2 gap)",
+                            "KRR captures interactions linear misses", local["kernel"], local["linear"],
+                            "kernel R^2 - linear R^2"))
     errs = est["median_rel_err"].to_numpy()
     verdict = "reproduced" if np.all(errs < 0.02) else "partial" if np.all(errs < 0.05) else "not reproduced"
     out.append(Claim("Gradient estimator: relative error against retraining", "< 2%",
@@ -267,17 +339,11 @@ def neural_claims(res: dict, prop31_error: float) -> list[Claim]:
                      f"{summarize(est['median_rel_err_of_change'] * 100, '.2g')} %; Spearman(F-hat, F) "
                      f"{summarize(est['spearman'], '.3f')}", verdict,
                      "median relative error < 2% every seed; partial < 5%"))
-    m = loo[(loo.setting == "local") & (loo.p == loo.p.max())].groupby("method")["loo_spearman"].mean()
-    gap = m["kernel"] - m["kernel (estimated F)"]
-    out.append(Claim("Kernel surrogate from estimated F keeps its LOO correlation", "accurate without retraining",
-                     f"Spearman {m['kernel (estimated F)']:.3f} (estimated F) vs {m['kernel']:.3f} (retrained); "
-                     f"linear on estimated F {m['linear (estimated F)']:.3f}",
-                     "reproduced" if gap <= 0.1 else "partial" if gap <= 0.2 else "not reproduced",
-                     "gap <= 0.1; partial <= 0.2"))
+    out.append(estimated_f_claim(loo))
     out.append(selection_claim(sel))
-    out.append(Claim("Linear surrogate = influence + second-order term (Prop. 3.1)", "second-order link",
-                     f"max deviation {prop31_error:.1e}", "reproduced" if prop31_error < 1e-10 else "not reproduced",
-                     "population identity to 1e-10"))
+    out.append(claim_check("Linear surrogate = influence + second-order term (Prop. 3.1, exact over all 2^K subsets)",
+                           "identity (Prop. 3.1)", f"max deviation {prop31_error:.1e}", prop31_error < 1e-10,
+                           "exact least squares over all 2^K subsets = closed form, max deviation < 1e-10"))
     return out
 
 # %% ../../nbs/task_attribution/06_experiments.ipynb #17651bfc
@@ -287,10 +353,13 @@ def selection_gains(
     methods: tuple = ("kernel", "linear", "influence", "random"),  # the columns to score
 ) -> pd.DataFrame:
     "Share of the achievable improvement over the reference realised by each method, per seed."
+    missing = {reference, "best candidate", *methods} - set(sel.columns)
+    if missing:
+        raise ValueError(f"sel lacks the columns {sorted(missing)}")
     span = (sel[reference] - sel["best candidate"]).clip(lower=1e-12)
     return pd.DataFrame({m: (sel[reference] - sel[m]) / span for m in methods})
 
-
+# %% ../../nbs/task_attribution/06_experiments.ipynb #45650ac2
 def selection_claim(
     sel: pd.DataFrame,  # from run_neural (part C) or run_icl (part D)
     reference: str = "all tasks",  # the gain's reference column
@@ -302,23 +371,26 @@ def selection_claim(
     wins = (sel["kernel"] <= sel[list(baselines)].min(axis=1) + 1e-9).mean()
     best = max(gains[b].mean() for b in baselines)
     k_gain = gains["kernel"].mean()
-    ratio = k_gain / best if best > 0 else np.inf
+    by_40 = {b: beats_by(gains["kernel"], gains[b], 0.4 * abs(gains[b].mean())) for b in baselines}
     if not k_gain > 0:  # a kernel that does not beat the reference cannot reproduce an improvement
         verdict = "not reproduced"
     else:
-        verdict = ("reproduced" if wins >= 0.8 and ratio >= 1.4 else
+        verdict = ("reproduced" if wins >= 0.8 and all(v == "reproduced" for v, _ in by_40.values()) else
                    "partial" if wins >= 0.5 or k_gain > best else "not reproduced")
     measured = (f"gain kernel {summarize(gains['kernel'], '.2f')}, "
                 + ", ".join(f"{b} {gains[b].mean():.2f}" for b in baselines)
-                + f", random {gains['random'].mean():.2f}; kernel at least as good in {wins:.0%} of seeds")
+                + f", random {gains['random'].mean():.2f}; kernel at least as good in {wins:.0%} of seeds; "
+                + "; ".join(f"kernel - {b} [{ci['lo']:+.2f}, {ci['hi']:+.2f}]" for b, (_, ci) in by_40.items()))
     return Claim(f"{label[0].upper() + label[1:]} with the kernel surrogate beats {' and '.join(baselines)}",
                  "40% improvement", measured, verdict,
-                 ">= 80% of seeds and mean gain >= 1.4 x best baseline; partial if >= 50% or higher mean; "
-                 "not reproduced if the kernel's mean gain <= 0")
+                 ">= 80% of seeds and paired bootstrap 95% CI of the gain over each baseline b > 0.4 |mean gain b| "
+                 "(1.4 x); partial if >= 50% or higher mean; not reproduced if the kernel's mean gain <= 0")
 
 # %% ../../nbs/task_attribution/06_experiments.ipynb #25449498
 def run_icl(cfg: TaskAttributionExperimentConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
     "Part D: held-out fit and selection per seed; returns (fit, selection)."
+    if not isinstance(cfg, TaskAttributionExperimentConfig):
+        raise TypeError(f"cfg must be a TaskAttributionExperimentConfig, got {type(cfg).__name__}")
     fit, sel = [], []
     for seed in progress(cfg.seeds, desc="D: in-context"):
         rng = np.random.default_rng(seed)
@@ -339,14 +411,13 @@ def run_icl(cfg: TaskAttributionExperimentConfig) -> tuple[pd.DataFrame, pd.Data
         sel.append(row)
     return pd.DataFrame(fit), pd.DataFrame(sel)
 
-
+# %% ../../nbs/task_attribution/06_experiments.ipynb #d92d2eae
 def icl_claims(fit: pd.DataFrame, sel: pd.DataFrame) -> list[Claim]:
     "Part D claims: held-out fit and demonstration selection."
     r2 = fit.pivot_table(index="seed", columns="method", values="heldout_r2")
     sel = sel.assign(**{"random prompt": sel["random"]})
-    return [claim_from_seeds("In-context toy: kernel surrogate fits held-out prompts better than linear (R^2 gap)",
-                             "KRR captures interactions linear misses", (r2["kernel"] - r2["linear"]).tolist(),
-                             lambda v: v > 0, "kernel R^2 - linear R^2 > 0 in every seed"),
+    return [paired_claim("In-context toy: kernel surrogate fits held-out prompts better than linear (R^2 gap)",
+                         "KRR captures interactions linear misses", r2["kernel"], r2["linear"], "kernel R^2 - linear R^2"),
             selection_claim(sel, "random prompt", ("linear", "first-order"),
                             "demonstration selection (in-context toy)")]
 
@@ -366,7 +437,7 @@ def plot_loo(convex: pd.DataFrame, loo: pd.DataFrame):
     fig.tight_layout()
     return fig
 
-
+# %% ../../nbs/task_attribution/06_experiments.ipynb #02dab2c4
 def plot_estimator(res: dict):
     "Estimated against retrained F (all seeds), and the median relative error against locality."
     fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.6))
@@ -387,7 +458,7 @@ def plot_estimator(res: dict):
     fig.tight_layout()
     return fig
 
-
+# %% ../../nbs/task_attribution/06_experiments.ipynb #2bd7694f
 def plot_selection(
     sel: pd.DataFrame,  # per-seed selection results
     reference: str = "all tasks",  # the gain's reference column

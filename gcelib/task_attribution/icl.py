@@ -38,6 +38,9 @@ def icl_loss(
     pool: dict,  # from make_icl_pool
 ) -> torch.Tensor:
     "F(s): mean squared query error of each prompt, shape (B,)."
+    missing = {"x_demo", "y_demo", "x_query", "y_query", "tau", "eps"} - set(pool)
+    if missing:
+        raise ValueError(f"pool lacks {sorted(missing)} (see make_icl_pool)")
     pred = icl_predict(S, pool["x_demo"], pool["y_demo"], pool["x_query"], pool["tau"], pool["eps"])
     return ((pred - pool["y_query"]) ** 2).mean(-1)
 
@@ -70,7 +73,7 @@ def make_icl_pool(
     return {"x_demo": x, "y_demo": y, "x_query": xq, "y_query": torch.sin(2 * xq), "tau": tau, "eps": eps,
             "K": K, "role": role}
 
-
+# %% ../../nbs/task_attribution/05_icl.ipynb #f9761b99
 def sample_prompts(
     m: int,  # number of prompts
     K: int,  # number of candidate demonstrations

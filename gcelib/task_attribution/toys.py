@@ -37,7 +37,7 @@ def _ring_points(angles: torch.Tensor, cfg: RingConfig, gen: torch.Generator) ->
     X = torch.stack([r * torch.cos(angles), r * torch.sin(angles)], -1)
     return X, (X[:, 0] * X[:, 1] > 0).double()
 
-
+# %% ../../nbs/task_attribution/03_toys.ipynb #5e0aad5e
 def make_ring_tasks(
     cfg: RingConfig,  # layout
     gen: torch.Generator,  # random generator
@@ -68,6 +68,9 @@ def mlp_size(
     d_in: int = 2,  # input dimension
 ) -> int:
     "Number of parameters D of the two-hidden-layer MLP."
+    for name, v in (("hidden", hidden), ("d_in", d_in)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
     return d_in * hidden + hidden + hidden * hidden + hidden + hidden + 1
 
 
@@ -84,7 +87,7 @@ def mlp_init(
              torch.randn(hidden, generator=gen) / math.sqrt(hidden), torch.zeros(1)]
     return torch.cat(parts).double()
 
-
+# %% ../../nbs/task_attribution/03_toys.ipynb #e2b7d7be
 def mlp_logits(
     theta: torch.Tensor,  # (B, D) or (D,) flat parameters
     X: torch.Tensor,  # (N, d_in) inputs
@@ -115,11 +118,13 @@ def weighted_objective(
     hidden: int,  # MLP width
 ) -> torch.Tensor:
     "J_s(theta) for every row, shape (B,)."
+    if w.ndim != 2 or w.shape != (theta.shape[0], X.shape[0]):
+        raise ValueError(f"w must be (B, N) = ({theta.shape[0]}, {X.shape[0]}), got {tuple(w.shape)}")
     z = mlp_logits(theta, X, hidden)  # (B, N)
     loss = tnf.binary_cross_entropy_with_logits(z, y.expand_as(z), reduction="none")
     return (w * loss).sum(-1) / X.shape[0] + 0.5 * mu * ((theta - theta0) ** 2).sum(-1)
 
-
+# %% ../../nbs/task_attribution/03_toys.ipynb #c99c32e0
 def finetune(
     theta0: torch.Tensor,  # (D,) starting point
     X: torch.Tensor,  # (N, d_in) inputs of all groups
@@ -161,6 +166,8 @@ def target_bce(
     hidden: int,  # MLP width
 ) -> torch.Tensor:
     "Mean target logistic loss of every network, shape (B,) or ()."
+    if y_t.shape != X_t.shape[:1]:
+        raise ValueError(f"y_t must hold one label per row of X_t, shape ({X_t.shape[0]},), got {tuple(y_t.shape)}")
     z = mlp_logits(theta, X_t, hidden)
     return tnf.binary_cross_entropy_with_logits(z, y_t.expand_as(z), reduction="none").mean(-1)
 
@@ -174,6 +181,8 @@ def pretrain(
     lr: float = 1e-2,  # Adam learning rate
 ) -> torch.Tensor:
     "theta_0: train a fresh MLP on the pretraining set, shape (D,)."
+    if X_p.ndim != 2 or y_p.shape != X_p.shape[:1]:
+        raise ValueError(f"X_p must be (N_p, d_in) and y_p (N_p,), got {tuple(X_p.shape)} and {tuple(y_p.shape)}")
     init = mlp_init(hidden, gen, X_p.shape[1])
     return finetune(init, X_p, y_p, torch.ones(1, len(y_p), dtype=torch.float64), mu=0.0, hidden=hidden,
                     steps=steps, lr=lr)[0]
@@ -187,6 +196,11 @@ def network_influence(
     hidden: int,  # MLP width
 ) -> torch.Tensor:
     "Influence functions I_k = dF/ds_k at s = 1 of the fine-tuned network, shape (K,)."
+    missing = {"X", "y", "group", "K", "X_t", "y_t"} - set(data)
+    if missing:
+        raise ValueError(f"data lacks {sorted(missing)} (see make_ring_tasks)")
+    if mu < 0:
+        raise ValueError(f"mu must be >= 0, got {mu}")
     X, y, group, K = data["X"], data["y"], data["group"], data["K"]
     onehot = tnf.one_hot(group, K).double().T  # (K, N)
 

@@ -26,6 +26,7 @@ def _check_features(H, y=None, C=None):
 
 # %% ../../nbs/mtl_collapse/01_metrics.ipynb #72cbb060
 def _orthonormal(d: int, k: int, generator, dtype) -> torch.Tensor:
+    generator = torch.Generator().manual_seed(0) if generator is None else generator  # never the global RNG
     A = torch.randn(d, k, generator=generator, dtype=dtype)
     Q, R = torch.linalg.qr(A)
     return Q * torch.sign(torch.diagonal(R))  # (d, k) Haar-distributed orthonormal columns
@@ -52,7 +53,7 @@ def dimension_ok(
 def orthogonal_etfs(
     Cs: list,  # classes per task, (C_1, ..., C_T)
     d: int,  # ambient dimension, >= sum_t (C_t - 1)
-    generator: torch.Generator | None = None,  # seeds the random rotation U
+    generator: torch.Generator | None = None,  # seeds the random rotation U; None: a fixed one
     dtype: torch.dtype = torch.float64,  # dtype of the result
 ) -> list:
     "Return T mutually orthogonal simplex ETFs, a (C_t, d) tensor of unit rows per task."
@@ -70,7 +71,7 @@ def orthogonal_etfs(
 def simplex_etf(
     C: int,  # number of classes
     d: int,  # ambient dimension, >= C - 1
-    generator: torch.Generator | None = None,  # seeds the random rotation
+    generator: torch.Generator | None = None,  # seeds the random rotation; None: a fixed one
     dtype: torch.dtype = torch.float64,  # dtype of the result
 ) -> torch.Tensor:
     "Return a (C, d) simplex ETF with unit rows."

@@ -12,7 +12,8 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 
 PAPERS ?=
 SCALE ?= cpu
-OUT ?= results
+OUT ?= results/$(SCALE)
+JOBS ?=
 PYTEST_ARGS ?=
 
 .PHONY: setup test slow reproduce smoke docs export clean-nbs outputs lab clean
@@ -27,10 +28,10 @@ slow: setup  ## the suite with the `#| slow` cells too
 	GCELIB_TEST_FLAGS=slow $(MAKE) test
 
 reproduce: setup  ## the main job: every implemented paper at SCALE (default cpu) into OUT
-	$(BIN)/gcelib reproduce --scale $(SCALE) --out $(OUT) $(if $(PAPERS),--papers $(PAPERS),) $(if $(FORCE),--force,)
+	$(BIN)/gcelib reproduce --scale $(SCALE) --out $(OUT) $(if $(PAPERS),--papers $(PAPERS),) $(if $(JOBS),--jobs $(JOBS),) $(if $(FORCE),--force,)
 
 smoke: setup  ## every experiment in seconds
-	$(MAKE) reproduce SCALE=smoke OUT=results/smoke
+	$(MAKE) reproduce SCALE=smoke
 
 docs: setup  ## render the site into _docs/ (Quarto if present, else offline)
 	$(PY) tools/build_docs.py

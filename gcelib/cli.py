@@ -6,11 +6,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
 from .core.papers import PAPERS, find_nbs_path, implemented_papers
-from .core.reproduce import SCALES, build_report, reproduce
+from .core.reproduce import SCALES, build_report, default_out, reproduce
 
 # %% auto #0
 __all__ = ['build_parser', 'list_papers', 'main']
@@ -30,6 +31,20 @@ def _seed_list(text: str) -> list[int]:
     return seeds
 
 
+def _positive(flag: str, kind=int):
+    "An argparse type for a positive number that names `flag` in its error."
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or value <= 0:
+            noun = "integer" if kind is int else "number"
+            raise argparse.ArgumentTypeError(f"{flag} takes a positive {noun}, got {text!r}")
+        return value
+    return parse
+
+
 class _Parser(argparse.ArgumentParser):
     "An argument parser whose errors are one line on stderr and exit status 2."
 
@@ -47,8 +62,15 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--papers", type=_comma_list, default=None, help="comma-separated slugs (default: all implemented)")
     rep.add_argument("--scale", choices=SCALES, default="cpu", help="preset of every experiment (default: cpu)")
     rep.add_argument("--seeds", type=_seed_list, default=None, help="comma-separated seeds (default: each preset's)")
-    rep.add_argument("--out", type=Path, default=Path("results"), help="output folder (default: results)")
-    rep.add_argument("--timeout", type=int, default=None, help="seconds allowed per notebook cell")
+    rep.add_argument("--out", type=Path, default=None, help="output folder (default: results/<scale>)")
+    rep.add_argument("--jobs", type=_positive("--jobs"), default=None,
+                     help="notebooks at a time on this machine, one process each (default: 1)")
+    rep.add_argument("--scheduler", default=None, help="address of a running Dask scheduler, e.g. tcp://host:8786")
+    rep.add_argument("--timeout", type=_positive("--timeout"), default=None, help="seconds allowed per notebook cell")
+    rep.add_argument("--max-result-mb", type=_positive("--max-result-mb", float), default=200,
+                     help="cap on the outputs one notebook sends back (default: 200)")
+    rep.add_argument("--connect-timeout", type=_positive("--connect-timeout", float), default=10,
+                     help="seconds to wait for the scheduler (default: 10)")
     rep.add_argument("--force", action="store_true", help="rerun notebooks that already finished")
     report = sub.add_parser("report", help="rebuild the report of a results folder")
     report.add_argument("dir", type=Path, help="a folder written by gcelib reproduce")
@@ -66,6 +88,11 @@ def list_papers(nbs_path: Path) -> str:
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows)
 
 # %% ../nbs/core/10_cli.ipynb #5ce012ea
+def _finished_count(out: Path) -> int:
+    "Count the notebooks under `out` whose status says ok."
+    return sum(json.loads(p.read_text()).get("status") == "ok" for p in Path(out).glob("*/*.status.json"))
+
+
 def main(argv: list[str] | None = None) -> int:
     "Run the gcelib command; return its exit status."
     args = build_parser().parse_args(argv)
@@ -76,13 +103,19 @@ def main(argv: list[str] | None = None) -> int:
             print(list_papers(args.nbs or find_nbs_path()))
             return 0
         else:
+            if args.jobs is not None and args.scheduler is not None:
+                raise ValueError("--jobs and --scheduler do not go together: the cluster's workers set the parallelism")
+            args.out = args.out or default_out(args.scale)
             report = reproduce(args.out, papers=args.papers, scale=args.scale, seeds=args.seeds,
-                               nbs_path=args.nbs or find_nbs_path(), timeout=args.timeout, force=args.force)
+                               nbs_path=args.nbs or find_nbs_path(), timeout=args.timeout, force=args.force,
+                               jobs=args.jobs or 1, scheduler=args.scheduler, max_result_mb=args.max_result_mb,
+                               connect_timeout=args.connect_timeout)
     except ValueError as err:
         print(f"gcelib: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("gcelib: interrupted; finished notebooks are kept, run the same command to resume", file=sys.stderr)
+        print(f"\ngcelib: interrupted; {_finished_count(args.out)} finished notebook(s) kept in {args.out}; "
+              "run the same command to resume", file=sys.stderr)
         return 130
     out = args.dir if args.command == "report" else args.out
     selected = set(args.papers or [r["paper"] for r in report["runs"]]) if args.command == "reproduce" else None

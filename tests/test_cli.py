@@ -36,6 +36,7 @@ def test_reproduce_isolates_failures_and_resumes(tmp_path):
     assert "fixture failure" in failed["error"]
     assert [c["verdict"] for c in report["claims"]] == ["reproduced"]
     assert report["figures"] == ["fixture_ok/90_experiment/values.png"]
+    assert "without encryption" not in first.stderr and "Traceback" not in first.stderr  # noise goes to the logs
     assert (out / "fixture_ok" / "90_experiment.ipynb").is_file()  # the executed notebook is kept
     md = (out / "report.md").read_text()
     assert "value positive" in md and "fixture_fail" in md
@@ -65,6 +66,8 @@ def test_reproduce_seeds_reach_the_notebook(tmp_path):
     (("reproduce", "--scale", "huge"), "invalid choice: 'huge'"),
     (("reproduce", "--seeds", "a,b"), "--seeds takes comma-separated integers"),
     (("reproduce", "--out", "/proc/forbidden"), "is not writable"),
+    (("reproduce", "--jobs", "0"), "--jobs takes a positive integer"),
+    (("reproduce", "--timeout", "-5"), "--timeout takes a positive integer"),
     (("report", "/nonexistent"), "is not a folder"),
 ])
 def test_bad_input_is_one_clear_line(args, message, tmp_path):
@@ -100,6 +103,8 @@ def test_ctrl_c_keeps_finished_results(tmp_path):
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and "1 finished notebook(s) kept" in lines[0] and "resume" in lines[0], err
     assert json.loads(ok_status.read_text())["status"] == "ok"
     assert not (out / "fixture_sleep" / "90_experiment.status.json").exists()
     report = json.loads((out / "report.json").read_text())

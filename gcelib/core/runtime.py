@@ -46,7 +46,7 @@ def seed_everything(
     gen = torch.Generator().manual_seed(seed)
     return Generators(seed=seed, torch=gen, numpy=np.random.default_rng(seed))
 
-# %% ../../nbs/core/01_runtime.ipynb #82c79a8b
+# %% ../../nbs/core/01_runtime.ipynb #320e8ff2
 @contextmanager
 def local_seed(
     seed: int,  # a non-negative integer

@@ -58,7 +58,7 @@ def digit_pools(
     cut = int(round(len(X) * (1 - test_share)))
     return {"train": (X[perm[:cut]], y[perm[:cut]]), "test": (X[perm[cut:]], y[perm[cut:]])}
 
-
+# %% ../../nbs/mtl_collapse/02_data.ipynb #dc591a20
 def multi_digits(
     Y: torch.Tensor,  # (N, 2) labels: left digit class index, right digit class index
     pool: tuple,  # (X, y) images (M, 8, 8) and digits to draw from

@@ -12,6 +12,7 @@ import torch
 from torch import nn
 import torch.nn.functional as F
 
+from ..core.runtime import local_seed
 from .metrics import collapse_report, cross_task_orthogonality, principal_angles, task_report
 
 # %% auto #0
@@ -40,7 +41,7 @@ class TrunkConfig:
         if int(self.d) < 1:
             raise ValueError(f"d must be a positive integer, got {self.d}")
 
-
+# %% ../../nbs/mtl_collapse/04_train.ipynb #bd7880e0
 class MultiTaskNet(nn.Module):
     "A shared backbone with one linear head per task."
 
@@ -76,14 +77,15 @@ class MultiTaskNet(nn.Module):
         h = self.features(x)
         return [head(h) for head in self.heads]
 
-
+# %% ../../nbs/mtl_collapse/04_train.ipynb #bd7880e1
 def build_model(
     config: TrunkConfig,  # the architecture
     seed: int,  # seeds the initialisation (without touching the global RNG state)
 ) -> MultiTaskNet:
     "Build a MultiTaskNet with a seeded initialisation."
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
+    if not isinstance(config, TrunkConfig):
+        raise TypeError(f"config must be a TrunkConfig, got {type(config).__name__}")
+    with local_seed(seed):  # torch's global generator, seeded inside this block only
         return MultiTaskNet(config)
 
 # %% ../../nbs/mtl_collapse/04_train.ipynb #a7d86bf9
@@ -109,7 +111,7 @@ class TrainConfig:
             raise ValueError(f"lr must be positive and weight_decay, feature_decay non-negative, got {self.lr}, "
                              f"{self.weight_decay}, {self.feature_decay}")
 
-
+# %% ../../nbs/mtl_collapse/04_train.ipynb #a7d86bfa
 def _optimiser(net, cfg):
     if cfg.optimizer == "sgd":
         opt = torch.optim.SGD(net.parameters(), lr=cfg.lr, momentum=cfg.momentum, weight_decay=cfg.weight_decay)
@@ -191,7 +193,7 @@ def msmtc_snapshot(
             out[f"angle_{s + 1}{t + 1}"] = float(principal_angles(Ws[s], Ws[t])[0])
     return out
 
-
+# %% ../../nbs/mtl_collapse/04_train.ipynb #232ba27d
 def train_msmtc(
     net: MultiTaskNet,  # the model, trained in place; one head per source
     sources: list,  # T training pairs (X_t, y_t)

@@ -87,35 +87,48 @@ def _treegrad_shap_torch(
 
 # %% ../../nbs/treegrad/03_semivalues.ipynb #ab6c5268
 @numba.njit(nogil=True)
-def _shap_kernel(X, feats, n_slots, ef, et, el, er, es, n_edges, w, t, coef):
-    "phi (B, n + 1): the sum above, leaf by leaf and point by point; column n is never written."
-    B, (L, D), Q = X.shape[0], feats.shape, t.shape[0]
-    phi = np.zeros((B, X.shape[1] + 1))
-    a, acc, prefix = np.empty(D), np.empty(D), np.empty(D)
+def _weighted_powers(t, coef, D):
+    "power[q, m] = coef_q (1 - t_q)^m for m = 0..D: the factors of m missed slots."
+    power = np.empty((t.shape[0], D + 1))
+    for q in range(t.shape[0]):
+        power[q, 0] = coef[q]
+        for m in range(D):
+            power[q, m + 1] = power[q, m] * (1.0 - t[q])
+    return power
+
+
+@numba.njit(nogil=True)
+def _shap_kernel(XT, feats, n_slots, ef, et, el, er, es, n_edges, w, t, coef):
+    "phi (B, n + 1): the sum above, leaf by leaf and point by point (XT: the points, (n, B)); column n stays 0."
+    B, (L, D), Q = XT.shape[1], feats.shape, t.shape[0]
+    phi, power = np.zeros((B, XT.shape[0] + 1)), _weighted_powers(t, coef, D)
+    gamma, a, acc, prefix, kept = np.empty(D), np.empty(D), np.empty(D), np.empty(D), np.empty(D, dtype=np.int64)
     for l in range(L):
         d = n_slots[l]
         for b in range(B):
+            gamma[:d] = 1.0
+            for k in range(n_edges[l]):  # times c_u / c_u' if x_b follows the edge, else times 0 (no branch)
+                gamma[es[l, k]] *= er[l, k] * ((XT[ef[l, k], b] <= et[l, k]) == el[l, k])
+            f = 0  # followed slots, packed first: kept[i] is the slot, a[i] = gamma - 1
             for s in range(d):
-                a[s] = 1.0
-            for k in range(n_edges[l]):  # gamma: product of c_u / c_u' over followed edges, 0 after a miss
-                if (X[b, ef[l, k]] <= et[l, k]) == el[l, k]:
-                    a[es[l, k]] *= er[l, k]
-                else:
-                    a[es[l, k]] = 0.0
-            for s in range(d):
-                a[s] -= 1.0  # gamma - 1
-                acc[s] = 0.0
+                kept[f], a[f], acc[f] = s, gamma[s] - 1.0, 0.0
+                f += gamma[s] != 0.0
+            m, missed = d - f, 0.0  # m missed slots: factor 1 - t each, gamma - 1 = -1
             for q in range(Q):
-                run = coef[q]
-                for s in range(d):  # prefix[s] = coef_q * prod_{s' < s} factor
-                    prefix[s] = run
-                    run *= 1.0 + t[q] * a[s]
-                run = 1.0
-                for s in range(d - 1, -1, -1):  # times the suffix prod_{s' > s} factor
-                    acc[s] += a[s] * prefix[s] * run
-                    run *= 1.0 + t[q] * a[s]
+                run = power[q, m]  # prefix: coef_q (1 - t_q)^m times the followed factors before i
+                for i in range(f):
+                    prefix[i] = run
+                    run *= 1.0 + t[q] * a[i]
+                run = 1.0  # suffix: the followed factors after i
+                for i in range(f - 1, -1, -1):
+                    acc[i] += a[i] * prefix[i] * run
+                    run *= 1.0 + t[q] * a[i]
+                if m > 0:  # a missed slot: -1 times coef_q (1 - t_q)^(m-1) times all followed factors
+                    missed -= power[q, m - 1] * run
+            for i in range(f):
+                phi[b, feats[l, kept[i]]] += w[l] * acc[i]
             for s in range(d):
-                phi[b, feats[l, s]] += w[l] * acc[s]
+                phi[b, feats[l, s]] += (w[l] * missed) * (gamma[s] == 0.0)
     return phi
 
 # %% ../../nbs/treegrad/03_semivalues.ipynb #f94e8846
@@ -124,8 +137,8 @@ def _kernel_args(ps: PathStructure, X) -> tuple:
     arr = lambda v: np.ascontiguousarray(v.detach().cpu().numpy())
     feats, et = arr(ps.feats), arr(ps.edge_threshold)
     n_slots, n_edges = (feats < ps.n_features).sum(1), np.isfinite(et).sum(1)  # padding: dummy slot, +inf threshold
-    x = as_points(X, ps.n_features).numpy()
-    return (x, feats, n_slots, arr(ps.edge_feature), et, arr(ps.edge_left), arr(ps.edge_ratio), arr(ps.edge_slot),
+    xt = np.ascontiguousarray(as_points(X, ps.n_features).numpy().T)  # (n, B): a feature's values side by side
+    return (xt, feats, n_slots, arr(ps.edge_feature), et, arr(ps.edge_left), arr(ps.edge_ratio), arr(ps.edge_slot),
             n_edges, arr(ps.w))
 
 

@@ -23,7 +23,7 @@ setup(
     author_email=cfg["author_email"],
     license="Apache-2.0",
     url=cfg["git_url"],
-    python_requires=">=" + cfg["min_python"],
+    python_requires=f">={cfg['min_python']},<3.{int(cfg['max_python'].split('.')[1]) + 1}",
     packages=find_packages(include=["gcelib", "gcelib.*"]),
     include_package_data=True,
     install_requires=read_requirements("requirements.txt"),

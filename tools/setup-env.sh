@@ -12,10 +12,16 @@ STAMP="$VENV/.gcelib-env-$HASH"
 PIP="$VENV/bin/python -m pip --disable-pip-version-check"
 quiet() { grep -v -E 'Location .* is ignored|^\s*$' || true; }
 
+# The supported range comes from settings.ini (min_python, max_python), as setup.py reads it.
+MIN=$(sed -n 's/^min_python *= *//p' settings.ini); MAX=$(sed -n 's/^max_python *= *//p' settings.ini)
 PYTHON=${PYTHON:-$(command -v python3.11 || command -v python3)}
-if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))'; then
-  echo "gcelib needs Python 3.11 (found $("$PYTHON" --version 2>&1)); set PYTHON=/path/to/python3.11" >&2
+VER=$("$PYTHON" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo none)
+if ! "$PYTHON" -c "import sys; lo, hi = [tuple(map(int, v.split('.'))) for v in ('$MIN', '$MAX')]; sys.exit(not lo <= sys.version_info[:2] <= hi)" 2>/dev/null; then
+  echo "gcelib needs Python $MIN to $MAX (found $VER at $PYTHON); set PYTHON=/path/to/python3.11" >&2
   exit 2
+fi
+if [ "$VER" != "$MIN" ]; then
+  echo "warning: Python $VER: the pinned stack installs on it, but gcelib is tested on $MIN only" >&2
 fi
 
 if ! { [ -f "$STAMP" ] && "$VENV/bin/python" -c 'import torch, nbdev, papermill' 2>/dev/null; }; then

@@ -74,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--force", action="store_true", help="rerun notebooks that already finished")
     report = sub.add_parser("report", help="rebuild the report of a results folder")
     report.add_argument("dir", type=Path, help="a folder written by gcelib reproduce")
+    report.add_argument("--reference", action="store_true",
+                        help="also make DIR the reference run: results/reference and the experiment pages' outputs")
     return parser
 
 # %% ../nbs/core/10_cli.ipynb #cb399502
@@ -97,7 +99,14 @@ def main(argv: list[str] | None = None) -> int:
     "Run the gcelib command; return its exit status."
     args = build_parser().parse_args(argv)
     try:
-        if args.command == "report":  # needs only the results folder, not the notebooks
+        if args.command == "report" and args.reference:
+            from gcelib.core.reference import publish_reference
+
+            report = build_report(args.dir)
+            publish_reference(args.dir, args.nbs or find_nbs_path())
+            print(f"reference updated from {args.dir}: results/reference and the experiment pages; "
+                  "run `make outputs PAPERS=.` to refresh the claims page, then `nbdev_clean`", file=sys.stderr)
+        elif args.command == "report":  # needs only the results folder, not the notebooks
             report = build_report(args.dir)
         elif args.command == "list":
             print(list_papers(args.nbs or find_nbs_path()))

@@ -5,6 +5,7 @@ import papermill as pm
 import pytest
 
 from gcelib.core.outputs import check_run
+from gcelib.core.reference import reference_dir
 from helpers import NBS, is_experiment, notebooks
 
 EXPERIMENTS = [p for p in notebooks() if is_experiment(p)]
@@ -19,3 +20,7 @@ def test_experiment_smoke(path, tmp_path):
     claims = json.loads((out_dir / "claims.json").read_text())
     assert claims, "an experiment must record its claims, with verdicts"
     assert json.loads((out_dir / "metrics.json").read_text()), "an experiment must record metrics"
+    reference = reference_dir(NBS) / path.parent.name / path.stem / "claims.json"
+    if reference.is_file():  # the reference run's claims must still be claims this notebook records
+        stale = {c["claim"] for c in json.loads(reference.read_text())} - {c["claim"] for c in claims}
+        assert not stale, f"results/reference names claims that {path.name} no longer records: {sorted(stale)}"

@@ -34,7 +34,8 @@ def write_sidebar(nbs: Path) -> Path:
     def pages(folder: Path) -> list[str]:
         return [str(p.relative_to(nbs)) for p in sorted(folder.glob("*.ipynb")) if not p.name.startswith("_")]
 
-    contents: list = ["index.ipynb", {"section": "Core", "contents": pages(nbs / "core")}]
+    top = [name for name in ("index.ipynb", "claims.ipynb") if (nbs / name).is_file()]  # home, then every claim
+    contents: list = [*top, {"section": "Core", "contents": pages(nbs / "core")}]
     slugs = {paper.slug for paper in PAPERS}
     for folder in sorted(p for p in nbs.iterdir() if p.is_dir()):  # shared modules (control, merging, ...)
         if folder.name not in slugs | {"core"} and not folder.name.startswith(("_", ".")) and pages(folder):

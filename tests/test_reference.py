@@ -1,0 +1,37 @@
+"""The committed reference run (results/reference) cannot go stale silently."""
+import json
+
+import pytest
+
+from gcelib.core.papers import implemented_papers
+from gcelib.core.reference import BANNER_TAG, reference_dir
+from helpers import NBS, is_experiment, notebooks
+
+REF = reference_dir(NBS)
+
+
+def reference_status(nb):
+    path = REF / nb.parent.name / f"{nb.stem}.status.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def test_reference_covers_every_implemented_paper():
+    assert (REF / "report.json").is_file(), "no reference report: gcelib report results/cpu --reference"
+    report = json.loads((REF / "report.json").read_text())
+    ran = {(r["paper"], r["notebook"]) for r in report["runs"] if r["status"] == "ok"}
+    for slug, nbs in implemented_papers(NBS).items():
+        missing = [nb.name for nb in nbs if (slug, nb.name) not in ran]
+        assert not missing, f"the reference run lacks {slug}: {missing}; rerun it and publish"
+    assert {r["scale"] for r in report["runs"]} == {"cpu"}
+
+
+@pytest.mark.parametrize("nb", [p for p in notebooks() if is_experiment(p)], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_experiment_page_says_where_its_outputs_come_from(nb):
+    cells = json.loads(nb.read_text())["cells"]
+    banners = [c for c in cells if BANNER_TAG in c.get("metadata", {}).get("tags", [])]
+    assert len(banners) == 1, f"{nb.name} needs one banner cell tagged {BANNER_TAG}"
+    text, status = "".join(banners[0]["source"]), reference_status(nb)
+    if status is None:
+        assert text.startswith("> **Smoke outputs.**"), text
+    else:
+        assert text.startswith("> **Reference run.**") and status["finished_at"][:10] in text, text

@@ -34,7 +34,7 @@ def _features(env) -> np.ndarray:
         raise ValueError("env must have features (K, d) for the linear-structured algorithms")
     return np.hstack([env.features, np.ones((env.K, 1))])  # (K, d+1): phi_+ = (phi, 1)
 
-
+# %% ../../nbs/prompt_bandits/04_algorithms.ipynb #b758ad87
 class _State:
     "Sums, counts and estimates of one run."
 
@@ -156,7 +156,7 @@ def _ege_step(mu_hat: np.ndarray, active: np.ndarray, n_out: int) -> tuple[np.nd
     chosen = active[np.argsort(-gap[active], kind="stable")[:n_out]]
     return chosen, optimal[chosen]
 
-
+# %% ../../nbs/prompt_bandits/04_algorithms.ipynb #2e5faafb
 def genpsi(
     env,  # an environment with K, m, sample(counts, rng) (and features for "ls" / "g_optimal")
     B: int,  # budget, at least K for the SR scheduler

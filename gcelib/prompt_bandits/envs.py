@@ -44,10 +44,19 @@ def _affine_to_range(raw: np.ndarray, lo: float, hi: float) -> np.ndarray:
     return lo + (hi - lo) * (raw - raw.min()) / (span if span > 0 else 1.0)
 
 
+def _check_counts(counts, K: int) -> np.ndarray:
+    counts = np.asarray(counts)
+    if counts.shape != (K,) or not np.issubdtype(counts.dtype, np.integer) or (counts < 0).any():
+        raise ValueError(f"counts must be ({K},) non-negative integers, got shape {counts.shape}, dtype {counts.dtype}")
+    return counts
+
+# %% ../../nbs/prompt_bandits/02_envs.ipynb #2fb115e4
 class PromptPoolEnv:
     "A simulated pool of K prompts with m = 2 metrics (utility, brevity), all maximised."
 
     def __init__(self, config: PromptPoolConfig, rng: np.random.Generator):
+        if not isinstance(config, PromptPoolConfig):
+            raise TypeError(f"config must be a PromptPoolConfig, got {type(config).__name__}")
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
         c = self.config = config
@@ -74,13 +83,6 @@ class PromptPoolEnv:
         mu = self.mu[arms]
         y = betaincinv(mu * self.config.kappa, (1 - mu) * self.config.kappa, u)  # (n, 2) Beta marginals
         return np.stack([np.bincount(arms, y[:, j], minlength=self.K) for j in range(2)], 1)
-
-
-def _check_counts(counts, K: int) -> np.ndarray:
-    counts = np.asarray(counts)
-    if counts.shape != (K,) or not np.issubdtype(counts.dtype, np.integer) or (counts < 0).any():
-        raise ValueError(f"counts must be ({K},) non-negative integers, got shape {counts.shape}, dtype {counts.dtype}")
-    return counts
 
 # %% ../../nbs/prompt_bandits/02_envs.ipynb #0531a118
 class MatrixReplayEnv:

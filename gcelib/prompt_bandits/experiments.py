@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..core.claims import Claim, claim_not_run, paired_test, summarize
+from ..core.claims import (Claim, claim_not_run, paired_bootstrap_ci, paired_test, summarize,
+                                verdict_from_interval)
 from ..core.pareto import pareto_mask
 from ..core.progress import progress
 from .algorithms import gensec_sh, gensec_sr, genpsi, uniform
@@ -20,8 +21,8 @@ from .tiny_lm import TinyLMConfig, tiny_lm_env
 
 # %% auto #0
 __all__ = ['PRESETS', 'FEASIBLE_METHODS', 'PARETO_METHODS', 'PromptBanditsExperimentConfig', 'evaluate_methods', 'run_simulated',
-           'run_tiny_lm', 'run_decay', 'fit_decay', 'feasible_claims', 'pareto_claims', 'structure_claims',
-           'decay_claims', 'plot_curves', 'plot_decay']
+           'run_tiny_lm', 'run_decay', 'fit_decay', 'gain_claim', 'feasible_claims', 'pareto_claims',
+           'structure_claims', 'decay_claims', 'plot_curves', 'plot_decay']
 
 # %% ../../nbs/prompt_bandits/06_experiments.ipynb #4a3cbb14
 @dataclass
@@ -78,6 +79,8 @@ def evaluate_methods(
     key: list,  # integers that seed this evaluation (each method gets its own stream)
 ) -> list:
     "Run every method once at budget b*K; return one row per method with its scores."
+    if not b > 0:
+        raise ValueError(f"b must be a positive per-prompt budget, got {b!r}")
     B, rows = int(b * env.K), []
     x_star = best_feasible_arm(env.mu, env.tau)
     for i, (name, alg) in enumerate(FEASIBLE_METHODS.items()):
@@ -99,6 +102,8 @@ def run_simulated(
     cfg: PromptBanditsExperimentConfig,  # the run's settings (seeds, K, d, kappa, modes, budgets)
 ) -> pd.DataFrame:
     "Experiment A: every method on a fresh simulated pool per seed, mode and budget."
+    if not isinstance(cfg, PromptBanditsExperimentConfig):
+        raise TypeError(f"cfg must be a PromptBanditsExperimentConfig, got {type(cfg).__name__}")
     rows = []
     for m_idx, mode in enumerate(cfg.modes):
         for seed in progress(cfg.seeds, desc=f"A: {mode} pools"):
@@ -114,6 +119,8 @@ def run_tiny_lm(
     cfg: PromptBanditsExperimentConfig,  # the run's settings (lm_seeds, lm_steps, lm_gen, lm_runs, budgets)
 ) -> tuple[pd.DataFrame, dict]:
     "Experiment B: train the tiny LMs, log their generations, run every method on the replay."
+    if not isinstance(cfg, PromptBanditsExperimentConfig):
+        raise TypeError(f"cfg must be a PromptBanditsExperimentConfig, got {type(cfg).__name__}")
     rows, facts = [], {}
     lm_cfg = TinyLMConfig(steps=cfg.lm_steps, n_gen=cfg.lm_gen)
     for lm_seed in cfg.lm_seeds:
@@ -133,6 +140,8 @@ def run_decay(
     cfg: PromptBanditsExperimentConfig,  # the run's settings (decay_* fields, kappa)
 ) -> pd.DataFrame:
     "Experiment C: LIN-GSE-C's error rate against B on fixed linear pools."
+    if not isinstance(cfg, PromptBanditsExperimentConfig):
+        raise TypeError(f"cfg must be a PromptBanditsExperimentConfig, got {type(cfg).__name__}")
     rows = []
     for inst in range(cfg.decay_instances):
         env = PromptPoolEnv(PromptPoolConfig(K=cfg.decay_K, d=4, kappa=cfg.kappa), np.random.default_rng([777, inst]))
@@ -149,6 +158,10 @@ def fit_decay(
     df: pd.DataFrame,  # rows of run_decay: instance, B, p_err, runs
 ) -> pd.DataFrame:
     "Fit log p_err = alpha + beta B per instance; return beta, alpha and R^2."
+    if not {"instance", "B", "p_err", "runs"} <= set(df.columns):
+        raise ValueError(f"df must have the columns instance, B, p_err and runs (see run_decay), got {list(df.columns)}")
+    if df.groupby("instance").B.nunique().min() < 2:
+        raise ValueError("df must hold at least two budgets per instance to fit a slope")
     out = []
     for inst, part in df.groupby("instance"):
         y = np.log(np.maximum(part["p_err"].to_numpy(), 0.5 / part["runs"].to_numpy()))
@@ -165,27 +178,62 @@ def _pair(df: pd.DataFrame, env: str, target: str, metric: str, a: str, b_method
     return wide[a].to_numpy(), wide[b_method].to_numpy()
 
 
-def _beats(df, env, target, metric, a, base, alpha, claim, paper, strict_all=True) -> Claim:
-    "Per-budget paired tests of a against base, folded into one claim."
+def _beats(df, env, target, metric, a, base, alpha, claim, paper, strict_all=True, margin=0.01) -> Claim:
+    "Per-budget paired tests of a against base (strict_all=False: non-inferiority within margin), as one claim."
     budgets = sorted(df.b.unique())
-    tests = {b: paired_test(*_pair(df, env, target, metric, a, base, b)) for b in budgets}
+    pairs = {b: _pair(df, env, target, metric, a, base, b) for b in budgets}
+    tests = {b: paired_test(*pairs[b]) for b in budgets}
     sig = [t["mean_diff"] > 0 and t["p_value"] < alpha for t in tests.values()]
     nonneg = [t["mean_diff"] >= 0 for t in tests.values()]
+    measured = "; ".join(f"b={b}: {t['mean_diff']:+.3f}±{t['se']:.3f} (p={t['p_value']:.1g})" for b, t in tests.items())
     if strict_all:
         verdict = "reproduced" if all(sig) else "partial" if any(sig) else "not reproduced"
         crit = f"paired Wilcoxon, diff > 0 with p < {alpha} at every budget"
     else:
-        verdict = ("reproduced" if all(nonneg) and any(sig) else
+        lows = [paired_bootstrap_ci(*pairs[b])["lo"] for b in budgets]
+        verdict = ("reproduced" if all(nonneg) and all(lo > -margin for lo in lows) and any(sig) else
                    "partial" if np.mean(nonneg) > 0.5 else "not reproduced")
-        crit = f"mean diff >= 0 at every budget and p < {alpha} at one or more"
-    measured = "; ".join(f"b={b}: {t['mean_diff']:+.3f}±{t['se']:.3f} (p={t['p_value']:.1g})" for b, t in tests.items())
+        crit = (f"at every budget mean diff >= 0 and paired bootstrap 95% CI lower end > -{margin:g}, "
+                f"and p < {alpha} at one or more")
+        measured += "; CI lower ends " + ", ".join(f"{lo:+.3f}" for lo in lows)
+    if not any(sig) and all(nonneg):
+        measured += "; a tie: no budget significant"
     return Claim(f"[{env}] {claim}", paper, f"{metric} diff, {measured}", verdict, crit)
 
-
+# %% ../../nbs/prompt_bandits/06_experiments.ipynb #fc0bfb7c
 def _mean_at(df, env, target, metric, method, b) -> float:
     part = df[(df.env == env) & (df.target == target) & (df.method == method) & (df.b == b)]
     return float(part[metric].mean())
 
+
+def _gains(df, env, target, metric, method, base) -> pd.DataFrame:
+    "Per unit (rows) and budget (columns): the method's value minus the base's on the same unit."
+    part = df[(df.env == env) & (df.target == target)]
+    wide = part.pivot_table(index=["unit", "b"], columns="method", values=metric)
+    return (wide[method] - wide[base]).unstack("b")
+
+# %% ../../nbs/prompt_bandits/06_experiments.ipynb #7efcd0f3
+def gain_claim(
+    df: pd.DataFrame,  # rows of evaluate_methods with env, unit, b
+    env: str,  # the environment to judge
+) -> Claim:
+    "Judge 'the gain over Uniform is largest at small budget' by the interval of the per-unit difference in gains."
+    name, paper = f"[{env}] the gain over Uniform is largest at small budget", "most clearly at low budget"
+    crit = ("per unit, gain(b_min) - gain(b_max) over Uniform: paired bootstrap 95% CI > 0 for CSR, C-SH and "
+            "LIN-GSE-C; partial if the mean is > 0 for some")
+    b_lo, b_hi = min(df.b), max(df.b)
+    if df.b.nunique() < 2:
+        return claim_not_run(name, paper, f"needs at least two budgets, got b={b_hi} only", crit)
+    verdicts, parts = [], []
+    for m in ("CSR", "C-SH", "LIN-GSE-C"):
+        g = _gains(df, env, "feasible", "norm_reward", m, "Uniform")[[b_lo, b_hi]].dropna()
+        ci = paired_bootstrap_ci((g[b_lo] - g[b_hi]).to_numpy())
+        verdicts.append((verdict_from_interval(ci["lo"], ci["hi"], ci["mean_diff"]), ci["mean_diff"] > 0))
+        parts.append(f"{m}: {g[b_lo].mean():+.3f} (b={b_lo}) vs {g[b_hi].mean():+.3f} (b={b_hi}), "
+                     f"diff [{ci['lo']:+.3f}, {ci['hi']:+.3f}]")
+    verdict = ("reproduced" if all(v == "reproduced" for v, _ in verdicts) else
+               "partial" if any(pos for _, pos in verdicts) else "not reproduced")
+    return Claim(name, paper, "; ".join(parts), verdict, crit)
 
 # %% ../../nbs/prompt_bandits/06_experiments.ipynb #b7582dbe
 def feasible_claims(
@@ -193,9 +241,11 @@ def feasible_claims(
     env: str,  # the environment to judge (a value of df.env)
 ) -> list[Claim]:
     "Judge the best-feasible-prompt claims on one environment."
+    if env not in set(df.env):
+        raise ValueError(f"env must be one of {sorted(set(df.env))}, got {env!r}")
     out = [_beats(df, env, "feasible", "norm_reward", m, "Uniform", 0.01, f"{m} beats Uniform (best feasible prompt)",
                   "bandit methods higher at every budget") for m in ("CSR", "C-SH", "LIN-GSE-C")]
-    b_lo, b_hi = min(df.b), max(df.b)
+    b_hi = max(df.b)
     csr, uni = _mean_at(df, env, "feasible", "norm_reward", "CSR", b_hi), _mean_at(df, env, "feasible", "norm_reward",
                                                                                    "Uniform", b_hi)
     lin = _mean_at(df, env, "feasible", "norm_reward", "LIN-GSE-C", b_hi)
@@ -206,17 +256,7 @@ def feasible_claims(
     out.append(Claim(f"[{env}] Uniform recovers only 20-50 % of it", "20-50 %", f"Uniform {uni:.3f} at b={b_hi}",
                      "reproduced" if uni <= 0.5 else "partial" if uni <= 0.7 else "not reproduced",
                      "Uniform mean normalised constrained reward <= 0.5 (partial <= 0.7)"))
-    gain_claim, gain_paper = f"[{env}] the gain over Uniform is largest at small budget", "most clearly at low budget"
-    gain_crit = "gain(b_min) > gain(b_max) for CSR, C-SH and LIN-GSE-C"
-    if df.b.nunique() < 2:
-        out.append(claim_not_run(gain_claim, gain_paper, f"needs at least two budgets, got b={b_hi} only", gain_crit))
-    else:
-        gains = {m: [np.mean(np.subtract(*_pair(df, env, "feasible", "norm_reward", m, "Uniform", b)))
-                     for b in (b_lo, b_hi)] for m in ("CSR", "C-SH", "LIN-GSE-C")}
-        ok = [g[0] > g[1] for g in gains.values()]
-        out.append(Claim(gain_claim, gain_paper,
-                         "; ".join(f"{m}: {g[0]:+.3f} (b={b_lo}) vs {g[1]:+.3f} (b={b_hi})" for m, g in gains.items()),
-                         "reproduced" if all(ok) else "partial" if any(ok) else "not reproduced", gain_crit))
+    out.append(gain_claim(df, env))
     out.append(_beats(df, env, "feasible", "norm_reward", "CSR", "SR (constraint-agnostic)", 0.01,
                       "feasible-first elimination beats constraint-agnostic SR", "constraints must be in the eliminator"))
     return out
@@ -227,6 +267,8 @@ def pareto_claims(
     env: str,  # the environment to judge (a value of df.env)
 ) -> list[Claim]:
     "Judge the Pareto-set claims on one environment."
+    if env not in set(df.env):
+        raise ValueError(f"env must be one of {sorted(set(df.env))}, got {env!r}")
     out = [_beats(df, env, "pareto", "hv_ratio", m, "Uniform", 0.05, f"{m} >= Uniform on HV ratio",
                   "about 90 % vs low-to-mid 80s", strict_all=False) for m in ("EGE-SR", "EGE-SH")]
     b_hi = max(df.b)
@@ -239,15 +281,16 @@ def pareto_claims(
     out.append(Claim(f"[{env}] Uniform reaches only the low-to-mid 80s % of the Pareto hypervolume",
                      "80-85 % (EGE ~90 %) at b = 8-10", f"Uniform {uni:.3f} at b={b_hi}",
                      "reproduced" if uni <= 0.87 else "not reproduced", "Uniform mean HV ratio <= 0.87"))
-    g_par = np.mean([np.mean(np.subtract(*_pair(df, env, "pareto", "hv_ratio", "EGE-SR", "Uniform", b)))
-                     for b in sorted(df.b.unique())])
-    g_fea = np.mean([np.mean(np.subtract(*_pair(df, env, "feasible", "norm_reward", "CSR", "Uniform", b)))
-                     for b in sorted(df.b.unique())])
+    g_par = _gains(df, env, "pareto", "hv_ratio", "EGE-SR", "Uniform").mean(axis=1)  # per unit, mean over budgets
+    g_fea = _gains(df, env, "feasible", "norm_reward", "CSR", "Uniform").mean(axis=1)
+    ci = paired_bootstrap_ci(g_fea.to_numpy(), g_par.loc[g_fea.index].to_numpy())
     out.append(Claim(f"[{env}] Pareto gains are smaller than feasible gains", "HV gains small and inconsistent",
-                     f"EGE-SR - Uniform (HV ratio) {g_par:+.3f} vs CSR - Uniform (reward) {g_fea:+.3f}",
-                     "reproduced" if g_par < g_fea else "not reproduced", "mean Pareto gain < mean feasible gain"))
+                     f"EGE-SR - Uniform (HV ratio) {g_par.mean():+.3f} vs CSR - Uniform (reward) {g_fea.mean():+.3f}; "
+                     f"difference [{ci['lo']:+.3f}, {ci['hi']:+.3f}] 95% CI (n={ci['n']})",
+                     verdict_from_interval(ci["lo"], ci["hi"], ci["mean_diff"]) if ci["mean_diff"] > 0 else
+                     "not reproduced", "per unit, mean feasible gain - mean Pareto gain: paired bootstrap 95% CI > 0; "
+                     "partial if its mean is > 0"))
     return out
-
 
 # %% ../../nbs/prompt_bandits/06_experiments.ipynb #89b50afx
 def structure_claims(

@@ -9,7 +9,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
+from fastcore.basics import patch
 
+from ..core.runtime import local_seed
 from .envs import MatrixReplayEnv
 
 # %% auto #0
@@ -48,19 +50,32 @@ class TinyLMConfig:
         if not self.temperatures or min(self.temperatures) <= 0:
             raise ValueError(f"temperatures must be positive, got {self.temperatures}")
 
-    @property
-    def vocab(self) -> dict:
-        "Token ids: PAD, BOS, EOS, SEP, then instructions, topics, keywords, fillers."
-        n_ins = len(self.keep)
-        first = {"PAD": 0, "BOS": 1, "EOS": 2, "SEP": 3, "ins": 4, "topic": 4 + n_ins,
-                 "keyword": 4 + n_ins + self.n_topics, "filler": 4 + n_ins + self.n_topics + self.n_keywords}
-        return {**first, "size": first["filler"] + self.n_filler}
+# %% ../../nbs/prompt_bandits/05_tiny_lm.ipynb #09966c48
+@patch(as_prop=True)
+def vocab(self: TinyLMConfig) -> dict:
+    "Token ids: PAD, BOS, EOS, SEP, then instructions, topics, keywords, fillers."
+    n_ins = len(self.keep)
+    first = {"PAD": 0, "BOS": 1, "EOS": 2, "SEP": 3, "ins": 4, "topic": 4 + n_ins,
+             "keyword": 4 + n_ins + self.n_topics, "filler": 4 + n_ins + self.n_topics + self.n_keywords}
+    return {**first, "size": first["filler"] + self.n_filler}
 
-    def references(self) -> list:
-        "The fixed reference summary (keyword tokens) of every topic."
-        rng = np.random.default_rng(self.task_seed)
-        return [(self.vocab["keyword"] + rng.choice(self.n_keywords, size=int(rng.integers(3, 6)), replace=False)).tolist()
-                for _ in range(self.n_topics)]
+
+@patch
+def references(self: TinyLMConfig) -> list:
+    "The fixed reference summary (keyword tokens) of every topic."
+    rng = np.random.default_rng(self.task_seed)
+    return [(self.vocab["keyword"] + rng.choice(self.n_keywords, size=int(rng.integers(3, 6)), replace=False)).tolist()
+            for _ in range(self.n_topics)]
+
+
+def _check_cfg(cfg) -> None:
+    if not isinstance(cfg, TinyLMConfig):
+        raise TypeError(f"cfg must be a TinyLMConfig, got {type(cfg).__name__}")
+
+
+def _check_seed(seed) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
 
 # %% ../../nbs/prompt_bandits/05_tiny_lm.ipynb #2f5e4743
 def make_documents(
@@ -69,6 +84,11 @@ def make_documents(
     rng: np.random.Generator,  # randomness
 ) -> tuple[np.ndarray, list]:
     "Return (n, doc_len) document tokens and the list of their reference summaries."
+    _check_cfg(cfg)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
     v, refs = cfg.vocab, cfg.references()
     docs = v["filler"] + rng.integers(0, cfg.n_filler, size=(n, cfg.doc_len))
     topic = rng.integers(0, cfg.n_topics, size=n)
@@ -83,6 +103,9 @@ def styled_summary(
     rng: np.random.Generator,  # randomness
 ) -> list:
     "Return a training summary of `ref` in the style of instruction k."
+    _check_cfg(cfg)
+    if not 0 <= k < len(cfg.keep):
+        raise ValueError(f"k must be an instruction index in [0, {len(cfg.keep)}), got {k!r}")
     out = []
     for tok in ref:
         if rng.uniform() < cfg.keep[k]:
@@ -94,6 +117,9 @@ def styled_summary(
 # %% ../../nbs/prompt_bandits/05_tiny_lm.ipynb #81532fb6
 def lcs_length(a: list, b: list) -> int:
     "Return the length of the longest common subsequence of two token lists (dynamic programming)."
+    for name, seq in (("a", a), ("b", b)):
+        if not isinstance(seq, (list, tuple)):
+            raise TypeError(f"{name} must be a list of tokens, got {type(seq).__name__}")
     prev = [0] * (len(b) + 1)
     for x in a:
         cur = [0]
@@ -114,23 +140,31 @@ def rouge_l_f1(output: list, reference: list) -> float:
     return 2 * p * r / (p + r)
 
 # %% ../../nbs/prompt_bandits/05_tiny_lm.ipynb #0fb02dec
-def build_model(cfg: TinyLMConfig, seed: int):
+def build_model(
+    cfg: TinyLMConfig,  # the task and model sizes
+    seed: int,  # seed of the initial weights
+):
     "Build the tiny GPT-2 from config, with seeded initial weights."
     from transformers import GPT2Config, GPT2LMHeadModel
 
+    _check_cfg(cfg)
+    _check_seed(seed)
     v = cfg.vocab
     gcfg = GPT2Config(vocab_size=v["size"], n_positions=4 + cfg.doc_len + cfg.max_new, n_embd=cfg.n_embd,
                       n_layer=cfg.n_layer, n_head=2, bos_token_id=v["BOS"], eos_token_id=v["EOS"],
                       pad_token_id=v["PAD"])
-    with torch.random.fork_rng(devices=[]):  # the init uses torch's global RNG: isolate it
-        torch.manual_seed(seed)
+    with local_seed(seed):  # the init uses torch's global RNG: seed it for this block only
         return GPT2LMHeadModel(gcfg)
 
-
-def training_batch(cfg: TinyLMConfig, n: int, rng: np.random.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+# %% ../../nbs/prompt_bandits/05_tiny_lm.ipynb #df465d30
+def training_batch(
+    cfg: TinyLMConfig,  # the task
+    n: int,  # number of examples
+    rng: np.random.Generator,  # draws the documents, instructions and styles
+) -> tuple[torch.Tensor, torch.Tensor]:
     "Return (n, T) input ids and labels (-100 outside the summary) of random styled examples."
     v, T = cfg.vocab, 4 + cfg.doc_len + cfg.max_new
-    docs, refs = make_documents(cfg, n, rng)
+    docs, refs = make_documents(cfg, n, rng)  # checks cfg, n and rng
     ids, labels = np.full((n, T), v["PAD"]), np.full((n, T), -100)
     for i in range(n):
         k = int(rng.integers(0, len(cfg.keep)))
@@ -140,20 +174,27 @@ def training_batch(cfg: TinyLMConfig, n: int, rng: np.random.Generator) -> tuple
         labels[i, 3 + cfg.doc_len: len(seq)] = seq[3 + cfg.doc_len:]
     return torch.as_tensor(ids), torch.as_tensor(labels)
 
-
-def train_tiny_lm(cfg: TinyLMConfig, seed: int) -> tuple:
+# %% ../../nbs/prompt_bandits/05_tiny_lm.ipynb #78c2239a
+def train_tiny_lm(
+    cfg: TinyLMConfig,  # the task, model and training settings
+    seed: int,  # seed of the weights, the batches and the dropout masks
+) -> tuple:
     "Train the tiny LM from scratch; return (model, per-step losses)."
-    model, rng = build_model(cfg, seed), np.random.default_rng(seed)
-    opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
+    _check_cfg(cfg)
+    _check_seed(seed)
+    rng = np.random.default_rng(seed)
     losses = []
-    model.train()
-    for _ in range(cfg.steps):
-        ids, labels = training_batch(cfg, cfg.batch, rng)
-        loss = model(input_ids=ids, attention_mask=(ids != cfg.vocab["PAD"]).long(), labels=labels).loss
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        losses.append(float(loss.detach()))
+    with local_seed(seed):  # initialisation and dropout (GPT-2's default 0.1) draw from torch's global RNG
+        model = build_model(cfg, seed)
+        opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
+        model.train()
+        for _ in range(cfg.steps):
+            ids, labels = training_batch(cfg, cfg.batch, rng)
+            loss = model(input_ids=ids, attention_mask=(ids != cfg.vocab["PAD"]).long(), labels=labels).loss
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(float(loss.detach()))
     model.eval()
     return model, np.array(losses)
 
@@ -162,6 +203,14 @@ def train_tiny_lm(cfg: TinyLMConfig, seed: int) -> tuple:
 def generate(model, prompts: torch.Tensor, temperature: torch.Tensor, max_new: int, eos: int,
              generator: torch.Generator) -> list:
     "Sample continuations of (n, T0) prompts at per-row temperatures; return token lists (EOS excluded)."
+    if prompts.ndim != 2 or len(prompts) == 0:
+        raise ValueError(f"prompts must be a non-empty (n, T0) tensor, got shape {tuple(prompts.shape)}")
+    if temperature.shape != (len(prompts),) or not bool((temperature > 0).all()):
+        raise ValueError(f"temperature must be ({len(prompts)},) and positive, got shape {tuple(temperature.shape)}")
+    if max_new < 1:
+        raise ValueError(f"max_new must be >= 1, got {max_new}")
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
     out = model(input_ids=prompts, attention_mask=torch.ones_like(prompts), use_cache=True)
     past, logits = out.cache, out.logits[:, -1]
     done = torch.zeros(len(prompts), dtype=torch.bool)
@@ -179,14 +228,17 @@ def generate(model, prompts: torch.Tensor, temperature: torch.Tensor, max_new: i
     rows = torch.stack(seqs, 1).tolist()
     return [r[: r.index(eos)] if eos in r else r for r in rows]
 
-
+# %% ../../nbs/prompt_bandits/05_tiny_lm.ipynb #9b70b68a
 def arm_grid(cfg: TinyLMConfig) -> list:
     "Return the prompts as (instruction, temperature) pairs."
+    _check_cfg(cfg)
     return [(k, t) for k in range(len(cfg.keep)) for t in cfg.temperatures]
 
-
+# %% ../../nbs/prompt_bandits/05_tiny_lm.ipynb #3b96ec78
 def log_generations(model, cfg: TinyLMConfig, seed: int) -> np.ndarray:
     "Return the (K, n_gen, 2) log of (ROUGE-L F1, brevity) of n_gen sampled summaries per prompt."
+    _check_cfg(cfg)
+    _check_seed(seed)
     v, arms = cfg.vocab, arm_grid(cfg)
     rng, gen = np.random.default_rng(seed), torch.Generator().manual_seed(seed)
     n = len(arms) * cfg.n_gen
@@ -203,6 +255,9 @@ def log_generations(model, cfg: TinyLMConfig, seed: int) -> np.ndarray:
 @torch.no_grad()
 def prompt_features(model, cfg: TinyLMConfig) -> np.ndarray:
     "Return (K, d) PCA features of the prompts (hidden state of the instruction token, temperature)."
+    _check_cfg(cfg)
+    if not 1 <= cfg.d <= len(arm_grid(cfg)):
+        raise ValueError(f"cfg.d must be in [1, {len(arm_grid(cfg))}] (the number of prompts), got {cfg.d}")
     v, arms = cfg.vocab, arm_grid(cfg)
     ids = torch.tensor([[v["BOS"], v["ins"] + k] for k, _ in arms])
     out = model(input_ids=ids, attention_mask=torch.ones_like(ids), output_hidden_states=True)
@@ -219,6 +274,7 @@ def tiny_lm_env(
     tau_quantile: float = 0.6,  # brevity threshold quantile
 ) -> tuple[MatrixReplayEnv, np.ndarray]:
     "Train the tiny LM, log its generations and return (the replay environment, the training losses)."
+    _check_cfg(cfg)
     if not 0 < tau_quantile < 1:
         raise ValueError(f"tau_quantile must be in (0, 1), got {tau_quantile}")
     model, losses = train_tiny_lm(cfg, seed)

@@ -1,12 +1,11 @@
 """`gcelib reproduce` spread over workers: local processes (--jobs) and a real Dask cluster on loopback."""
 import json
-import subprocess
 import time
 
 import pytest
 
-from test_cli import GCELIB, gcelib
-from helpers import FIXTURES, ROOT, clean_env
+from test_cli import gcelib
+from helpers import FIXTURES
 
 FIXTURE_ARGS = ("--nbs", str(FIXTURES / "nbs"), "reproduce", "--scale", "smoke")
 FIXTURE_PAPERS = "fixture_ok,fixture_fail,fixture_kill,fixture_crash"

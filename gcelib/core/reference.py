@@ -9,7 +9,6 @@ import json
 import shutil
 from pathlib import Path
 
-from .outputs import _write_json
 from .papers import find_nbs_path
 from .reproduce import build_report
 
@@ -138,7 +137,7 @@ def claims_frame(report: dict):
     return pd.DataFrame(rows, columns=cols)
 
 
-def verdict_counts(frame) -> "pd.DataFrame":
+def verdict_counts(frame):
     "Count each verdict per paper (rows: papers; columns: verdicts in a fixed order)."
     import pandas as pd
 

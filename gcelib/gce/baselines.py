@@ -59,6 +59,11 @@ def kpm_model(
     lam: float = 1e-3,  # ridge factor
 ) -> GCEModel:
     "A Hom model on a fixed polynomial lifting (KPM)."
+    for name, v in (("obs_dim", obs_dim), ("degree", degree)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    if not lam >= 0:
+        raise ValueError(f"lam must be non-negative, got {lam!r}")
     lift = PolynomialFeatures(obs_dim, degree)
     cfg = GCEConfig(form="hom", d=lift.d, lam=lam)
     return GCEModel(cfg, obs_dim, attr_dim, encoder=lift, decoder=DegreeOneReadout(obs_dim))
@@ -106,6 +111,9 @@ class GlobalLatentModel(nn.Module):
 # %% ../../nbs/gce/06_baselines.ipynb #1290783e
 def global_losses(model: GlobalLatentModel, data: GraphData) -> dict[str, torch.Tensor]:
     "The three GCE losses for the global model on one window."
+    if not isinstance(model, GlobalLatentModel) or not isinstance(data, GraphData):
+        raise TypeError(f"model and data must be a GlobalLatentModel and GraphData, got {type(model).__name__}, "
+                        f"{type(data).__name__}")
     z = model.encode(data.obs)  # (B, L+1, D)
     C = model.fit(data.obs, data.act, z)
     fwd = ((model.inputs(z[:, :-1], data.act) @ C.T - z[:, 1:]) ** 2).sum(-1).mean()
@@ -150,6 +158,12 @@ def global_planner(
     cfg: ControlConfig,
 ):
     "Return policy(obs, goal_obs, t) -> first action (n_u, m), steering the global latent to the goal at T."
+    if not isinstance(cfg, ControlConfig):
+        raise TypeError(f"cfg must be a ControlConfig, got {type(cfg).__name__}")
+    if isinstance(m, bool) or not isinstance(m, int) or m < 1:
+        raise ValueError(f"m must be a positive integer, got {m!r}")
+    if C.ndim != 2 or C.shape[0] != model.cfg.latent or C.shape[1] <= model.cfg.latent + 1:
+        raise ValueError(f"C must be ({model.cfg.latent}, {model.cfg.latent} + n_u m + 1), got {tuple(C.shape)}")
     D = model.cfg.latent
     A, B, c = C[:, :D], C[:, D:-1], C[:, -1]
 

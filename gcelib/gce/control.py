@@ -65,6 +65,9 @@ def latent_planner(
     cfg: ControlConfig,
 ):
     "Return policy(obs (N, o), goal_obs (N, o), t) -> first action (n_u, m) of the plan to reach the goal at T."
+    for name, v, kind in (("model", model, GCEModel), ("data", data, GraphData), ("cfg", cfg, ControlConfig)):
+        if not isinstance(v, kind):
+            raise TypeError(f"{name} must be a {kind.__name__}, got {type(v).__name__}")
     m = data.act.shape[-1]
 
     @torch.no_grad()
@@ -105,8 +108,15 @@ def run_trials(
     return {"error": error, "energy": energy, "obs": torch.stack(obs_path, 1)}
 
 # %% ../../nbs/gce/05_control.ipynb #b9805e5f
+def _check_count(v, name: str) -> None:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise ValueError(f"{name} must be a positive integer, got {v!r}")
+
+
 def zero_policy(n_u: int, m: int):
     "A policy that never acts."
+    _check_count(n_u, "n_u")
+    _check_count(m, "m")
     return lambda obs, goal, t: torch.zeros(n_u, m)
 
 
@@ -116,6 +126,9 @@ def random_policy(
     generator: torch.Generator,  # draws it
 ):
     "The data-collection policy: smoothed random actions (`random_actions`) for the actuated objects."
+    _check_count(n_steps, "n_steps")
+    if not isinstance(generator, torch.Generator):
+        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
     seq = random_actions(env, 1, n_steps, generator)[0][:, env.ctrl_mask]  # (T, n_u, m)
     return lambda obs, goal, t: seq[t]
 
@@ -127,4 +140,7 @@ def make_goals(
     generator: torch.Generator,
 ) -> torch.Tensor:
     "Goal observations: where a random-action rollout of `n_steps` from `state0` ends (CKO's protocol)."
+    _check_count(n_steps, "n_steps")
+    if state0.ndim != 3:
+        raise ValueError(f"state0 must be (B, N, s) states, got shape {tuple(state0.shape)}")
     return simulate(env, state0.shape[0], n_steps, generator, state0=state0).obs[:, -1]

@@ -193,6 +193,9 @@ def swing_coupling(
     K: torch.Tensor,  # (E,) coupling per directed edge
 ) -> torch.Tensor:
     "Return sum_j K_ij sin(theta_i - theta_j), shape (B, N)."
+    if edge_index.ndim != 2 or edge_index.shape[0] != 2 or K.shape != edge_index.shape[1:] or theta.ndim != 2:
+        raise ValueError(f"need theta (B, N), edge_index (2, E) and K (E,), got {tuple(theta.shape)}, "
+                         f"{tuple(edge_index.shape)}, {tuple(K.shape)}")
     src, dst = edge_index
     flow = K * torch.sin(theta[:, src] - theta[:, dst])  # (B, E)
     return torch.zeros_like(theta).index_add_(1, src, flow)  # (B, N)

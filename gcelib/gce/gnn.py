@@ -34,6 +34,8 @@ def check_graph(
 # %% ../../nbs/gce/03_gnn.ipynb #098bd229
 def mlp(sizes: list[int], act=nn.SiLU) -> nn.Sequential:
     "A plain MLP with `act` between the linear layers."
+    if not isinstance(sizes, (list, tuple)) or len(sizes) < 2 or not all(int(s) == s >= 1 for s in sizes):
+        raise ValueError(f"sizes must list at least two positive layer widths, got {sizes!r}")
     layers = []
     for k, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
         layers.append(nn.Linear(a, b))
@@ -185,6 +187,7 @@ def gibbs_weights(
     potential: Potential,  # the pair potential f
 ) -> torch.Tensor:
     "Return alpha^{ij} on every edge: a softmax of f(psi_i, psi_j) over the edges into i."
+    check_graph(edge_index, psi.shape[-2])
     src, dst = edge_index
     scores = potential(psi.index_select(-2, dst), psi.index_select(-2, src))  # (..., E)
     return segment_softmax(scores.unsqueeze(-1), dst, num_nodes=psi.shape[-2], dim=-2).squeeze(-1)
@@ -196,6 +199,11 @@ def dense_weights(
     n_nodes: int,  # N
 ) -> torch.Tensor:
     "Scatter edge weights into a dense (..., N, N) matrix W[i, j] = alpha^{ij}."
+    if isinstance(n_nodes, bool) or not isinstance(n_nodes, int) or n_nodes < 1:
+        raise ValueError(f"n_nodes must be a positive integer, got {n_nodes!r}")
+    check_graph(edge_index, n_nodes)
+    if alpha.shape[-1] != edge_index.shape[1]:
+        raise ValueError(f"alpha must hold one weight per edge ({edge_index.shape[1]}), got {alpha.shape[-1]}")
     W = alpha.new_zeros(*alpha.shape[:-1], n_nodes, n_nodes)
     W[..., edge_index[1], edge_index[0]] = alpha
     return W

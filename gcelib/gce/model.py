@@ -65,6 +65,8 @@ def graph_data(
     traj,  # its Trajectories
 ) -> GraphData:
     "Wrap a simulator's trajectories with its graph."
+    if not hasattr(traj, "obs") or not hasattr(traj, "act") or not hasattr(env, "edge_index"):
+        raise TypeError("env must be a gcelib.gce.envs simulator and traj its Trajectories (with obs and act)")
     return GraphData(traj.obs, traj.act, env.node_attr.to(traj.obs.dtype), env.edge_index,
                      env.edge_weight.to(traj.obs.dtype).unsqueeze(-1), env.ctrl_mask)
 
@@ -103,6 +105,9 @@ def neighbour_lists(
     n_nodes: int,  # N
 ) -> list[torch.Tensor]:
     "Return, for each object i, the index tensor [i, j_1, ..., j_k] of itself and its neighbours in edge order."
+    if isinstance(n_nodes, bool) or not isinstance(n_nodes, int) or n_nodes < 1:
+        raise ValueError(f"n_nodes must be a positive integer, got {n_nodes!r}")
+    check_graph(edge_index, n_nodes)
     return [torch.cat([torch.tensor([i], device=edge_index.device), edge_index[0][edge_index[1] == i]])
             for i in range(n_nodes)]
 
@@ -237,6 +242,8 @@ def rollout_latent(
     freeze_alpha: bool = False,  # keep the weights of the first step (the controller's linearisation)
 ) -> torch.Tensor:
     "Roll the latent dynamics forward: (..., L+1, N, d)."
+    if acts.ndim < 3 or acts.shape[-2:] != (data.n_nodes, data.act.shape[-1]):
+        raise ValueError(f"acts must be (..., L, {data.n_nodes}, {data.act.shape[-1]}) actions, got {tuple(acts.shape)}")
     alpha = model.weights(psi0, data) if (freeze_alpha and ops.form == "hom_mean") else None
     out = [psi0]
     for t in range(acts.shape[-3]):
@@ -249,6 +256,8 @@ def losses(
     data: GraphData,  # a window of transitions
 ) -> dict[str, torch.Tensor]:
     "Return the loss terms and their weighted total on one window."
+    if not isinstance(model, GCEModel) or not isinstance(data, GraphData):
+        raise TypeError(f"model and data must be a GCEModel and GraphData, got {type(model).__name__}, {type(data).__name__}")
     cfg = model.cfg
     psi = model.encode(data.obs, data)  # (B, L+1, N, d)
     ops = fit_operators(model, data, psi=psi)
@@ -303,4 +312,8 @@ def refit(
     form: str | None = None,  # form to fit; default the model's
 ) -> Operators:
     "Solve the operators on new data with the encoder frozen (few-shot adaptation)."
+    if not isinstance(model, GCEModel):
+        raise TypeError(f"model must be a GCEModel, got {type(model).__name__}")
+    if not isinstance(datas, (list, tuple)) or not datas or not all(isinstance(d, GraphData) for d in datas):
+        raise ValueError("datas must be a non-empty list of GraphData")
     return fit_operators(model, union(datas) if len(datas) > 1 else datas[0], form=form)

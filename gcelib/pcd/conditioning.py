@@ -62,6 +62,11 @@ def perpendicular_distance(
     W,  # (k, m) directions
 ) -> np.ndarray:
     "Return the (n, k) distances from each point to the line of each direction."
+    Y, W = np.asarray(Y, dtype=float), np.asarray(W, dtype=float)
+    if Y.ndim != 2 or W.ndim != 2 or Y.shape[1] != W.shape[1]:
+        raise ValueError(f"Y (n, m) and W (k, m) must share m, got shapes {Y.shape} and {W.shape}")
+    if not (np.linalg.norm(W, axis=1) > 0).all():
+        raise ValueError("W must not hold a zero direction")
     U = W / np.linalg.norm(W, axis=1, keepdims=True)  # (k, m) unit directions
     proj = Y @ U.T  # (n, k) scalar projections
     return np.linalg.norm(Y[:, None, :] - proj[:, :, None] * U[None], axis=2)

@@ -65,6 +65,8 @@ PRESETS = {
 
 def pcd_config(cfg: PCDExperimentConfig) -> PCDConfig:
     "The PCD settings of an experiment config (raw samples: the repair is applied by the benchmark)."
+    if not isinstance(cfg, PCDExperimentConfig):
+        raise TypeError(f"cfg must be a PCDExperimentConfig, got {type(cfg).__name__}")
     return PCDConfig(width=cfg.width, depth=cfg.depth, train_steps=cfg.train_steps, p_drop=cfg.p_drop, tau=cfg.tau,
                      Q=cfg.Q, k=cfg.k, gamma=cfg.gamma, sample_steps=cfg.sample_steps, clip=False)
 
@@ -240,6 +242,10 @@ def tau_claim(sweep: pd.DataFrame, bench: pd.DataFrame, tau: float) -> Claim:
     if sweep.empty:
         return claim_not_run("Raising tau helps on ZDT2 (Fig. 5)", "tau ~ 2.5-7: up to +15 % HV on ZDT2",
                              "no sweep configured", "bootstrap CI of HV(largest tau) - HV(tau=0.05) > 0")
+    needs = {"sweep": (sweep, {"task", "seed", "tau", "hv"}), "bench": (bench, {"task", "seed", "method", "hv"})}
+    for name, (df, cols) in needs.items():
+        if not cols <= set(df.columns):
+            raise ValueError(f"{name} must have the columns {sorted(cols)}, got {list(df.columns)}")
     task, top = sweep.task.iloc[0], sweep.tau.max()
     base = bench[(bench.task == task) & (bench.method == "PCD")].set_index("seed")["hv"]
     high = sweep[sweep.tau == top].set_index("seed")["hv"]

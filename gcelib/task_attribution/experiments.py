@@ -341,7 +341,7 @@ def neural_claims(res: dict, prop31_error: float) -> list[Claim]:
                      "median relative error < 2% every seed; partial < 5%"))
     out.append(estimated_f_claim(loo))
     out.append(selection_claim(sel))
-    out.append(claim_check("Linear surrogate = influence + second-order term (Prop. 3.1, exact over all 2^K subsets)",
+    out.append(claim_check("Linear surrogate = influence + second-order term (Prop. 3.1)",
                            "identity (Prop. 3.1)", f"max deviation {prop31_error:.1e}", prop31_error < 1e-10,
                            "exact least squares over all 2^K subsets = closed form, max deviation < 1e-10"))
     return out

@@ -88,7 +88,7 @@ def _check_stop(chain: Cascade, stop) -> np.ndarray:
         raise ValueError(f"stop must have shape ({chain.n - 1}, {V}, {V}) (exit, X, r), got {stop.shape}")
     return stop
 
-
+# %% ../../nbs/ttamer/01_chain.ipynb #303d3aa0
 def policy_value(
     chain: Cascade,  # the cascade
     stop,  # (n-1, V, V) boolean stop decisions after exits 1..n-1, indexed [exit, X, r]
@@ -145,7 +145,7 @@ def sample_sequences(chain: Cascade, n_samples: int, rng: np.random.Generator) -
         out[:, i + 1] = np.minimum((rng.random((n_samples, 1)) > cdf).sum(1), V - 1)
     return out
 
-
+# %% ../../nbs/ttamer/01_chain.ipynb #ede612bd
 def run_policy(
     chain: Cascade,  # gives support and costs
     stop,  # (n-1, V, V) stop table

@@ -232,7 +232,7 @@ def brute_force_search(
 
     return float(value(prob > 0, (), None))
 
-
+# %% ../../nbs/ttamer/03_dag.ipynb #3f0a9945
 def brute_force_closure(chain: Cascade, lam: float, skip_costs: np.ndarray) -> float:
     "The exhaustive-search optimum of the transitive closure of a line (tiny chains only)."
     C = _check_skip_costs(chain, skip_costs)
@@ -374,7 +374,7 @@ def _boundary(tree: ModelTree, mask: int, losses: dict) -> tuple:
     "The (node, loss) pairs of consulted nodes that still have an unconsulted child, sorted."
     return tuple((u, losses[u]) for u in sorted(losses) if tree._child_bits[u] & ~mask)
 
-
+# %% ../../nbs/ttamer/03_dag.ipynb #2777a6e4
 def tree_dp(tree: ModelTree, lam: float, max_nodes: int = 10) -> TreeResult:
     "Solve a small tree of models with recall by the exact frontier DP."
     lam, V = _check_lam(lam), len(tree.support)
@@ -446,7 +446,7 @@ def brute_force_tree(tree: ModelTree, lam: float) -> float:
 
     return brute_force_search(seqs, prob, tree.support, lam, moves)
 
-
+# %% ../../nbs/ttamer/03_dag.ipynb #73e6fab5
 def root_paths(tree: ModelTree) -> list[list[int]]:
     "Every root-to-leaf path of the tree, as a list of nodes."
     _check_tree(tree)

@@ -48,7 +48,7 @@ class MultiExitMLP(nn.Module):
             out.append(head(x))
         return torch.stack(out)
 
-
+# %% ../../nbs/ttamer/04_early_exit.ipynb #9fa35d9a
 def exit_costs(config: MultiExitConfig) -> np.ndarray:
     "Incremental multiply-adds of each exit (its block and its head), normalised to sum to 1 over the full path."
     if not isinstance(config, MultiExitConfig):
@@ -93,7 +93,7 @@ def train_multi_exit(
     model.eval()
     return history
 
-
+# %% ../../nbs/ttamer/04_early_exit.ipynb #5fd698e9
 @torch.no_grad()
 def exit_probabilities(model: MultiExitMLP, X: torch.Tensor) -> np.ndarray:
     "Softmax outputs of every exit in eval mode: (n_exits, N, n_classes)."

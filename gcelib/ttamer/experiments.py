@@ -30,6 +30,34 @@ __all__ = ['PRESETS', 'COST_PROFILES', 'A_POLICIES', 'LOSSES', 'UNREACHED', 'RIV
            'network_claims', 'run_closures', 'random_parent', 'run_trees', 'run_ssa', 'dag_claims', 'plot_dags',
            'plot_chains', 'plot_frontier']
 
+# %% ../../nbs/ttamer/05_experiments.ipynb #154b236f
+def _check_cfg(cfg) -> None:
+    "Raise TypeError unless cfg is a TTamerExperimentConfig."
+    if not isinstance(cfg, TTamerExperimentConfig):
+        raise TypeError(f"cfg must be a TTamerExperimentConfig, got {type(cfg).__name__}")
+
+
+def _positive_ints(cfg, scalars: tuple, lists: tuple) -> None:
+    "Raise ValueError naming the first field that is not a positive integer (or a non-empty list of integers)."
+    for name in scalars:
+        v = getattr(cfg, name)
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    for name in lists:
+        v = getattr(cfg, name)
+        if not isinstance(v, (list, tuple)) or not v or not all(isinstance(x, (int, np.integer)) for x in v):
+            raise ValueError(f"{name} must be a non-empty list of integers, got {v!r}")
+
+
+def _check_config(cfg) -> None:
+    "Raise ValueError naming the first field of a TTamerExperimentConfig that is out of range."
+    _positive_ints(cfg, ("n_instances", "V", "n_lambdas", "epochs", "width", "V_net", "dag_instances", "tree_V",
+                          "ssa_V"), ("seeds", "exits", "tree_nodes", "ssa_qs"))
+    if min(cfg.exits) < 2 or min(cfg.seeds) < 0:
+        raise ValueError(f"exits must be >= 2 and seeds >= 0, got exits={cfg.exits}, seeds={cfg.seeds}")
+    if not cfg.dag_lambdas or not all(0 <= v <= 1 for v in cfg.dag_lambdas + cfg.skip_fractions):
+        raise ValueError("dag_lambdas (non-empty) and skip_fractions must lie in [0, 1]")
+
 # %% ../../nbs/ttamer/05_experiments.ipynb #88428f60
 @dataclass
 class TTamerExperimentConfig:
@@ -53,32 +81,9 @@ class TTamerExperimentConfig:
     ssa_qs: list = field(default_factory=lambda: [2, 4, 8, 16, 32])  # C(c): numbers of clusters (q = ssa_V is added)
 
     def __post_init__(self):
-        _positive_ints(self, ("n_instances", "V", "n_lambdas", "epochs", "width", "V_net", "dag_instances", "tree_V",
-                              "ssa_V"), ("seeds", "exits", "tree_nodes", "ssa_qs"))
-        if min(self.exits) < 2 or min(self.seeds) < 0:
-            raise ValueError(f"exits must be >= 2 and seeds >= 0, got exits={self.exits}, seeds={self.seeds}")
-        if not self.dag_lambdas or not all(0 <= v <= 1 for v in self.dag_lambdas + self.skip_fractions):
-            raise ValueError("dag_lambdas (non-empty) and skip_fractions must lie in [0, 1]")
+        _check_config(self)
 
-
-def _check_cfg(cfg) -> None:
-    "Raise TypeError unless cfg is a TTamerExperimentConfig."
-    if not isinstance(cfg, TTamerExperimentConfig):
-        raise TypeError(f"cfg must be a TTamerExperimentConfig, got {type(cfg).__name__}")
-
-
-def _positive_ints(cfg, scalars: tuple, lists: tuple) -> None:
-    "Raise ValueError naming the first field that is not a positive integer (or a non-empty list of integers)."
-    for name in scalars:
-        v = getattr(cfg, name)
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    for name in lists:
-        v = getattr(cfg, name)
-        if not isinstance(v, (list, tuple)) or not v or not all(isinstance(x, (int, np.integer)) for x in v):
-            raise ValueError(f"{name} must be a non-empty list of integers, got {v!r}")
-
-
+# %% ../../nbs/ttamer/05_experiments.ipynb #e9d9ffc6
 PRESETS = {
     "smoke": TTamerExperimentConfig(loss="both"),
     "cpu": TTamerExperimentConfig(scale="cpu", seeds=[0, 1, 2, 3, 4], n_instances=4, exits=[4, 6, 8], V=30,

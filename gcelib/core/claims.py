@@ -12,8 +12,8 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['VERDICTS', 'KINDS', 'Claim', 'summarize', 'verdict_from_checks', 'claim_from_seeds', 'paired_test',
-           'claim_from_paired', 'paired_bootstrap_ci', 'verdict_from_interval', 'claim_from_bootstrap', 'claim_not_run',
-           'claim_check', 'claims_table']
+           'claim_from_paired', 'paired_bootstrap_ci', 'verdict_from_interval', 'bootstrap_verdict',
+           'claim_from_bootstrap', 'claim_not_run', 'claim_check', 'claims_table']
 
 # %% ../../nbs/core/03_claims.ipynb #da452738
 VERDICTS = ("reproduced", "partial", "not reproduced", "not run")
@@ -164,6 +164,21 @@ def verdict_from_interval(
     return "partial"
 
 
+def bootstrap_verdict(
+    a: Sequence[float],  # the method's values per point (or the paired differences when b is None)
+    b: Sequence[float] | None = None,  # the baseline's values on the same points
+    alternative: str = "greater",  # direction claimed for a versus b
+    margin: float = 0.0,  # the difference the claim needs
+    level: float = 0.95,  # coverage of the interval
+) -> tuple[str, dict]:
+    "Verdict of 'a - b beyond margin' from the paired bootstrap interval, and the interval; one point is at most partial."
+    ci = paired_bootstrap_ci(a, b, level=level)
+    verdict = verdict_from_interval(ci["lo"], ci["hi"], ci["mean_diff"], alternative, margin)
+    if ci["n"] < 2 and verdict == "reproduced":  # one point has no spread: the noise cannot be judged
+        verdict = "partial"
+    return verdict, ci
+
+
 def claim_from_bootstrap(
     claim: str,  # the claim in a few words
     paper: str,  # the paper's value or direction
@@ -175,12 +190,11 @@ def claim_from_bootstrap(
     fmt: str = ".3g",  # number format of the measured summary
 ) -> Claim:
     "Judge 'a beats b (by more than margin)' by a paired bootstrap interval."
-    ci = paired_bootstrap_ci(a, b, level=level)
-    verdict = verdict_from_interval(ci["lo"], ci["hi"], ci["mean_diff"], alternative, margin)
+    verdict, ci = bootstrap_verdict(a, b, alternative, margin, level)
     pct = f"{100 * level:g}%"
     measured = f"diff {ci['mean_diff']:+{fmt}} [{ci['lo']:+{fmt}}, {ci['hi']:+{fmt}}] {pct} CI (n={ci['n']})"
     if verdict == "partial":
-        measured += "; a tie: the interval contains the margin"
+        measured += "; one point: no spread to judge the noise" if ci["n"] < 2 else "; a tie: the interval contains the margin"
     sign = ">" if alternative == "greater" else "<"
     return Claim(claim, paper, measured, verdict, f"paired bootstrap {pct} CI of a - b {sign} {margin:g}")
 

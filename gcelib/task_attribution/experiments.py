@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, claim_check, paired_bootstrap_ci, summarize, verdict_from_interval
+from ..core.claims import Claim, bootstrap_verdict, claim_check, summarize
 from ..core.progress import progress
 from .gradest import (estimate_target_loss, fit_linearised, per_example_grads,
                                              rademacher_projection, relative_error)
@@ -234,11 +234,7 @@ def beats_by(
     margin: float = 0.0,  # the difference a - b the claim needs
 ) -> tuple[str, dict]:
     "Interval verdict of 'a - b > margin' over paired units (one unit: at most partial), with the interval."
-    ci = paired_bootstrap_ci(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
-    verdict = verdict_from_interval(ci["lo"], ci["hi"], ci["mean_diff"], "greater", margin)
-    if ci["n"] < 2 and verdict == "reproduced":
-        verdict = "partial"
-    return verdict, ci
+    return bootstrap_verdict(np.asarray(a, dtype=float), np.asarray(b, dtype=float), "greater", margin)
 
 
 def _units(df: pd.DataFrame, value: str) -> pd.DataFrame:

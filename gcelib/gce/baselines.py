@@ -51,7 +51,7 @@ class DegreeOneReadout(nn.Module):
     def forward(self, psi, attr=None):
         return psi[..., :self.obs_dim]
 
-
+# %% ../../nbs/gce/06_baselines.ipynb #6fc67392
 def kpm_model(
     obs_dim: int,  # size of one object's observation
     attr_dim: int,  # size of its attributes (unused by the lifting)
@@ -125,7 +125,7 @@ def global_losses(model: GlobalLatentModel, data: GraphData) -> dict[str, torch.
     pred = ((norm(model.decode(torch.stack(roll[1:], 1))) - norm(data.obs[:, 1:])) ** 2).sum(-1).mean()
     return {"total": fwd + rec + pred, "fwd": fwd, "rec": rec, "pred": pred}
 
-
+# %% ../../nbs/gce/06_baselines.ipynb #e19c5598
 def train_global(
     model: GlobalLatentModel,
     data: GraphData,  # trajectories of the one graph the model is for

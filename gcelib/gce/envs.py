@@ -127,7 +127,7 @@ def _randn(shape, generator, dtype, device) -> torch.Tensor:
 def _shape(x) -> str:
     return str(tuple(x.shape)) if isinstance(x, torch.Tensor) else type(x).__name__
 
-
+# %% ../../nbs/gce/02_envs.ipynb #1e36cbfa
 class GraphEnv:
     "Shared checks of the batched graph simulators (subclasses set n_nodes, state_dim, act_dim, b, cfg)."
 
@@ -322,6 +322,26 @@ def _laplacian(n: int, i: torch.Tensor, j: torch.Tensor, w: torch.Tensor) -> tor
     L.index_put_((j, i), -w, accumulate=True)
     return L
 
+# %% ../../nbs/gce/02_envs.ipynb #d0ec9929
+def _damping_flow(
+    n: int,  # masses
+    i: torch.Tensor,  # (S,) first mass of each spring
+    j: torch.Tensor,  # (S,) second mass
+    rates: torch.Tensor,  # (S,) damper rates
+    mass: float,  # mass of each node
+    h: float,  # substep
+    anchor: bool,  # the top mass's vertical velocity is held at 0
+) -> torch.Tensor:
+    "The exact flow exp(-h C) of the dampers, C = L(rates) / mass, per coordinate: (2, N, N) [x, y]."
+    C = _laplacian(n, i, j, rates) / mass
+    decay_x = torch.linalg.matrix_exp(-h * C)  # (N, N)
+    decay_y = decay_x.clone()
+    if anchor:  # v_y0 = 0: the free masses' dampers to mass 0 act on a wall
+        decay_y = torch.zeros_like(C)
+        decay_y[0, 0] = 1.0
+        decay_y[1:, 1:] = torch.linalg.matrix_exp(-h * C[1:, 1:])
+    return torch.stack([decay_x, decay_y])
+
 # %% ../../nbs/gce/02_envs.ipynb #407e18c2
 class _RopeParams(GraphEnv):
     "Draw the ChainRope's stiffnesses and gravity for one chain; build its exact damping flow."
@@ -359,15 +379,13 @@ class _RopeParams(GraphEnv):
         self.free = torch.ones(n_nodes, 2, dtype=dtype, device=self.device)  # (N, 2) 0 on the anchored y0
         if cfg.anchor:
             self.free[0, 1] = 0.0
-        C = _laplacian(n_nodes, i, j, cfg.damping_ratio * self.k_base * rel) / cfg.mass
-        h = cfg.dt / cfg.substeps
-        decay_x = torch.linalg.matrix_exp(-h * C)  # (N, N)
-        decay_y = decay_x.clone()
-        if cfg.anchor:  # v_y0 = 0: the free masses' dampers to mass 0 act on a wall
-            decay_y = torch.zeros_like(C)
-            decay_y[0, 0] = 1.0
-            decay_y[1:, 1:] = torch.linalg.matrix_exp(-h * C[1:, 1:])
-        self.decay = torch.stack([decay_x, decay_y]).to(self.device, dtype)  # (2, N, N) per coordinate
+        rates = cfg.damping_ratio * self.k_base * rel  # (S,) damper rates
+        self.decay = _damping_flow(n_nodes, i, j, rates, cfg.mass, cfg.dt / cfg.substeps, cfg.anchor).to(self.device,
+                                                                                                         dtype)
+
+# %% ../../nbs/gce/02_envs.ipynb #a583c9b0
+class _RopeStates(_RopeParams):
+    "The ChainRope's equilibrium and random initial states."
 
     def rest_state(self, batch: int = 1) -> torch.Tensor:
         "Return (B, N, 4): the straight chain in static equilibrium, zero velocity."
@@ -390,7 +408,7 @@ class _RopeParams(GraphEnv):
         return state
 
 # %% ../../nbs/gce/02_envs.ipynb #c4c4109f
-class ChainRope(_RopeParams):
+class ChainRope(_RopeStates):
     "Batched spring chain: B trajectories of N masses, state [x, y, vx, vy], mass 0 driven sideways."
 
     def spring_forces(self, pos: torch.Tensor) -> torch.Tensor:
@@ -460,7 +478,7 @@ def random_actions(
         a[:, t] = smooth * a[:, t - 1] + (1 - smooth**2) ** 0.5 * U[:, t]
     return a.clamp(-env.cfg.u_max, env.cfg.u_max).to(env.device) * env.b[:, None]
 
-
+# %% ../../nbs/gce/02_envs.ipynb #a290642b
 @dataclass
 class Trajectories:
     "A batch of rollouts."

@@ -304,7 +304,7 @@ def train_model(
         history.append({k: float(v.detach()) for k, v in terms.items()})
     return history
 
-
+# %% ../../nbs/gce/04_model.ipynb #5dc81615
 @torch.no_grad()
 def refit(
     model: GCEModel,

@@ -28,8 +28,14 @@ def _check_beta(alpha, beta, integral: bool = False) -> None:
             raise ValueError(f"{name} must be an integer for exact quadrature, got {v!r}")
 
 
+def _check_n(n) -> None:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+
+
 def beta_weights(n: int, alpha: float = 1.0, beta: float = 1.0) -> np.ndarray:
     "Beta Shapley weights p_k = B(k+beta, n-1-k+alpha) / B(beta, alpha) for k = 0..n-1."
+    _check_n(n)
     _check_beta(alpha, beta)
     k = np.arange(n)
     return np.exp(betaln(k + beta, n - 1 - k + alpha) - betaln(beta, alpha))
@@ -37,6 +43,7 @@ def beta_weights(n: int, alpha: float = 1.0, beta: float = 1.0) -> np.ndarray:
 
 def banzhaf_weights(n: int, w: float = 0.5) -> np.ndarray:
     "Weighted Banzhaf weights p_k = w^k (1-w)^(n-1-k) for k = 0..n-1."
+    _check_n(n)
     if not 0 < w < 1:
         raise ValueError(f"w must be in (0, 1), got {w}")
     k = np.arange(n)
@@ -53,6 +60,9 @@ def gauss_legendre(n_nodes: int) -> tuple[np.ndarray, np.ndarray]:
 
 def n_quadrature_nodes(depth: int, alpha: int = 1, beta: int = 1) -> int:
     "The number Q of Gauss-Legendre nodes that makes TreeGrad-Shap exact."
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
+        raise ValueError(f"depth must be a non-negative integer, got {depth!r}")
+    _check_beta(alpha, beta, integral=True)
     return max(1, math.ceil((depth + alpha + beta - 2) / 2))
 
 

@@ -454,7 +454,7 @@ class BenchmarkConfig:
     device: str = "auto"  # where the torch route runs
 
 
-_CPU_MODELS = [("gbdt", 100, 8), ("tree", 1, 30), ("gbdt", 100, 6), ("forest", 50, 10), ("forest", 200, 12, 200)]
+_CPU_MODELS = [("gbdt", 100, 8), ("tree", 1, 30), ("gbdt", 100, 6), ("forest", 50, 10), ("forest", 200, 12, 100)]
 BENCHMARK_PRESETS = {
     "smoke": BenchmarkConfig(),
     "cpu": BenchmarkConfig(scale="cpu", n_points=1000, models=_CPU_MODELS, n_samples=10000, repeats=3,

@@ -14,8 +14,7 @@ import pandas as pd
 import seaborn as sns
 import torch
 
-from ..core.claims import (Claim, claim_from_seeds, claim_not_run, paired_bootstrap_ci, summarize,
-                                verdict_from_interval)
+from ..core.claims import Claim, bootstrap_verdict, claim_from_seeds, claim_not_run, summarize
 from ..core.progress import progress
 from ..core.runtime import local_seed
 from ..core.timing import best_time
@@ -355,13 +354,6 @@ def _units(rows: pd.DataFrame, a: str, b: str) -> pd.DataFrame:
     return wide.groupby(level=[k for k in keys if k != "trial"]).mean()
 
 # %% ../../nbs/gce/07_experiments.ipynb #2d8a3305
-def _interval_verdict(d: np.ndarray, alternative: str) -> tuple[str, dict]:
-    "Verdict of 'mean of d < 0' ('less') or '> 0' ('greater') by the 95 % bootstrap interval; one unit: at most partial."
-    ci = paired_bootstrap_ci(np.asarray(d, dtype=float))
-    verdict = verdict_from_interval(ci["lo"], ci["hi"], ci["mean_diff"], alternative)
-    return ("partial" if verdict == "reproduced" and ci["n"] < 2 else verdict), ci
-
-
 def claim_better(
     claim: str,  # the claim in a few words
     paper: str,  # the paper's numbers
@@ -372,7 +364,7 @@ def claim_better(
     "Judge 'a has lower error than b': the 95 % paired bootstrap interval over (seed, graph, K) units below zero."
     units = _units(rows, a, b)
     diff = units[a] - units[b]
-    verdict, ci = _interval_verdict(diff.to_numpy(), "less")
+    verdict, ci = bootstrap_verdict(diff.to_numpy(), alternative="less")
     per_seed = diff.groupby(level="seed").mean()
     se = f"SE {diff.std(ddof=1) / np.sqrt(len(diff)):.2g}, " if len(diff) > 1 else ""
     measured = (f"{units[a].mean():.3g} vs {units[b].mean():.3g}; diff {diff.mean():+.3g} [{ci['lo']:+.3g}, "
@@ -389,8 +381,8 @@ def parity_claim(ident: pd.DataFrame, band: float = 0.1) -> Claim:
     if not 0 < band < 1:
         raise ValueError(f"band must be in (0, 1), got {band!r}")
     units = _units(ident, GCE, HOM)
-    upper, ci_up = _interval_verdict((units[GCE] - (1 + band) * units[HOM]).to_numpy(), "less")
-    lower, ci_lo = _interval_verdict((units[GCE] - (1 - band) * units[HOM]).to_numpy(), "greater")
+    upper, ci_up = bootstrap_verdict((units[GCE] - (1 + band) * units[HOM]).to_numpy(), alternative="less")
+    lower, ci_lo = bootstrap_verdict((units[GCE] - (1 - band) * units[HOM]).to_numpy(), alternative="greater")
     verdict = ("not reproduced" if "not reproduced" in (upper, lower) else
                "reproduced" if upper == lower == "reproduced" else "partial")
     seeds = units.groupby(level="seed").mean()
@@ -409,7 +401,7 @@ def floors_claim(main: pd.DataFrame, margin: float = 0.3) -> Claim:
     at_k0 = main[main.K.isin([0, -1])].assign(error=lambda d: d.error.where(np.isfinite(d.error), DIVERGED))
     at_k0 = at_k0.groupby(["seed", "graph", "method"]).error.mean().unstack()
     learned, floor = at_k0[[GCE, HOM]].max(1), at_k0[[ZERO, RANDOM]].min(1)
-    verdict, ci = _interval_verdict((learned - (1 - margin) * floor).to_numpy(), "less")
+    verdict, ci = bootstrap_verdict((learned - (1 - margin) * floor).to_numpy(), alternative="less")
     measured = (f"max(GCE, Hom) / min(zero, random) {summarize(learned / floor)} over (seed, graph); 95% CI of "
                 f"max - {1 - margin:g} min [{ci['lo']:+.2g}, {ci['hi']:+.2g}]")
     return Claim(f"floors: GCE and Hom beat zero and random actions by >= {margin:.0%}",

@@ -133,15 +133,13 @@ def judge_paired(
     unit: str,  # what one unit is, e.g. "seed"
     what: str = "",  # what a and b are, for the criterion
 ) -> Claim:
-    "Judge 'a beats b' by the paired bootstrap interval over units; with a single unit, at most partial."
+    "Judge 'a beats b' by the core's paired bootstrap interval over units (one unit: at most partial), naming the unit."
     if not isinstance(unit, str) or not unit:
         raise ValueError(f"unit must be a non-empty string, got {unit!r}")
     n = np.asarray(a, dtype=float).size
     c = claim_from_bootstrap(claim, paper, a, b, alternative=alternative)
     measured = c.measured.replace(f"(n={n})", f"(n={n} {unit}{'s' * (n != 1)})")
     criterion = (f"{what}; " if what else "") + c.criterion + f" over {unit}s (one {unit}: at most partial)"
-    if n < 2 and c.verdict == "reproduced":
-        return replace(c, verdict="partial", measured=measured + f"; one {unit}: no spread", criterion=criterion)
     return replace(c, measured=measured, criterion=criterion)
 
 # %% ../../nbs/ttamer/05_experiments.ipynb #fe388f46

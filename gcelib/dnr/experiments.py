@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -15,6 +15,7 @@ import torch
 
 from ..core.claims import Claim, claim_check, claim_from_bootstrap, claim_not_run
 from ..core.progress import progress
+from ..core.ranking import ranking_report
 from ..core.timing import best_time
 from .sim import WorldConfig, simulate
 from .theory import dnr_decomposition, naive_decomposition, posterior_x, random_toy
@@ -22,9 +23,9 @@ from .train import (METHODS, NAIVE, TrainConfig, build_players, evaluate, score_
                               train_epoch, train_method)
 
 # %% auto #0
-__all__ = ['ALL_METHODS', 'PRESETS', 'BENCHMARK_PRESETS', 'DNRExperimentConfig', 'run_setting', 'run_experiment', 'best_naive',
-           'decomposition_check', 'dnr_claims', 'summary_table', 'plot_methods', 'plot_sweep', 'plot_terms',
-           'BenchmarkConfig', 'run_benchmark', 'benchmark_claims']
+__all__ = ['ALL_METHODS', 'PRESETS', 'BENCHMARK_PRESETS', 'DNRExperimentConfig', 'retriever_table', 'run_setting',
+           'run_experiment', 'best_naive', 'decomposition_check', 'dnr_claims', 'summary_table', 'plot_methods',
+           'plot_sweep', 'plot_terms', 'BenchmarkConfig', 'run_benchmark', 'benchmark_claims']
 
 # %% ../../nbs/dnr/05_experiments.ipynb #5a3f6b0a
 ALL_METHODS = list(METHODS)
@@ -83,7 +84,24 @@ PRESETS = {
                                epochs=20, d=64, gamma=0.3),
 }
 
-# %% ../../nbs/dnr/05_experiments.ipynb #b3fcb93b
+# %% ../../nbs/dnr/05_experiments.ipynb #3d8c2373
+def retriever_table(
+    cfg: DNRExperimentConfig,  # sizes and the sweep's rhos
+    seed: int,  # the world's seed
+) -> pd.DataFrame:
+    "Return the in-list quality of the MF and noisy retrievers on one world's test lists."
+    settings = [(f"MF dim {r}", replace(cfg.world(), retriever="mf", mf_dim=r)) for r in (2, 8)]
+    settings += [(f"noisy rho={r:g}", cfg.world(r)) for r in sorted(cfg.rhos)]
+    rows = []
+    for name, wcfg in settings:
+        _, lists = simulate(wcfg, seed)
+        t = lists["split"] == 2
+        rep = ranking_report(lists["z"][t], lists["x"][t], 6, lists["p"][t])
+        rows.append({"retriever": name, "in-list AUC": rep["AUC"], "N@6": rep["N@6"], "EC@6": rep["EC@6"],
+                     "oracle EC@6": rep["EC@6"] + rep["Regret@6"], "mean p* of candidates": lists["p"][t].mean()})
+    return pd.DataFrame(rows).set_index("retriever")
+
+# %% ../../nbs/dnr/05_experiments.ipynb #fe3b2a21
 def run_setting(
     cfg: DNRExperimentConfig,  # the experiment
     seed: int,  # evaluation seed
@@ -107,7 +125,7 @@ def run_setting(
         hists.append(hist.assign(method=name, **setting))
     return pd.DataFrame(rows), pd.concat(hists, ignore_index=True)
 
-# %% ../../nbs/dnr/05_experiments.ipynb #aa04b77e
+# %% ../../nbs/dnr/05_experiments.ipynb #68492ce1
 def run_experiment(
     cfg: DNRExperimentConfig,  # the experiment
     device: str | torch.device = "cpu",  # where to train
@@ -125,7 +143,7 @@ def run_experiment(
         hists.append(hist.assign(main=rho is None))
     return pd.concat(results, ignore_index=True), pd.concat(hists, ignore_index=True)
 
-# %% ../../nbs/dnr/05_experiments.ipynb #5e22ed5f
+# %% ../../nbs/dnr/05_experiments.ipynb #df41e1d1
 def _paired(res: pd.DataFrame, method: str, metric: str, rho=None) -> pd.Series:
     "Return one method's metric per seed in the main setting (or the sweep point rho)."
     part = res[res.main] if rho is None else res[np.isclose(res.rho.astype(float), rho)]
@@ -150,7 +168,7 @@ def best_naive(res: pd.DataFrame, metric: str) -> str:
     main = res[res.main & res.method.isin(NAIVE)]
     return main.groupby("method")[metric].mean().idxmax()
 
-# %% ../../nbs/dnr/05_experiments.ipynb #31f3a0c7
+# %% ../../nbs/dnr/05_experiments.ipynb #d48fc3cd
 def decomposition_check(n_toys: int = 50) -> Claim:
     "Check both decompositions on random discrete toys (a check of the implementation)."
     worst, signs = 0.0, True
@@ -167,15 +185,15 @@ def decomposition_check(n_toys: int = 50) -> Claim:
                        "identities (paper's derivation)", f"max error {worst:.1e} over {n_toys} toys x 2 labels; signs ok: {signs}",
                        worst < 1e-10 and signs, "max error < 1e-10 and the signs hold")
 
-# %% ../../nbs/dnr/05_experiments.ipynb #7fe1af7f
+# %% ../../nbs/dnr/05_experiments.ipynb #42a14f29
 def dnr_claims(res: pd.DataFrame, cfg: DNRExperimentConfig) -> list[Claim]:
     "Build every claim of the reproduction from the results."
     claims = [decomposition_check()]
     have = set(res[res.main].method)
-    if {"PRM", "PRM+score (c)"} <= have:
+    for variant in [v for v in NAIVE if {"PRM", v} <= have]:
         for m in ("N@6", "EC@6"):
-            claims.append(_beats(f"R1 PRM + score (c) > PRM on {m}", "naive score use beats PRM (ablation)", res,
-                                 "PRM+score (c)", "PRM", m))
+            claims.append(_beats(f"R1 {variant} > PRM on {m}", "naive score use (c/+/w) beats PRM (ablation)", res,
+                                 variant, "PRM", m))
     if have & set(NAIVE):
         for tag, method in [("R2", "DNR-B"), ("R2", "DNR-G"), ("R3", "DNR w/ B (heuristic)"), ("R3", "DNR w/ G (heuristic)")]:
             if method not in have:
@@ -203,7 +221,7 @@ def dnr_claims(res: pd.DataFrame, cfg: DNRExperimentConfig) -> list[Claim]:
                claim_not_run("online A/B test: realshow +1.089 %", "+1.089 %", "an industrial A/B test cannot be run")]
     return claims
 
-# %% ../../nbs/dnr/05_experiments.ipynb #f74124a4
+# %% ../../nbs/dnr/05_experiments.ipynb #ddba03f1
 def summary_table(res: pd.DataFrame, metrics=("N@6", "HR@6", "M@6", "F1@6", "AUC", "EC@6", "Regret@6")) -> pd.DataFrame:
     "Return mean and standard deviation over seeds of each method in the main setting."
     main = res[res.main]
@@ -263,7 +281,7 @@ def plot_terms(hist: pd.DataFrame, methods=("DNR-B", "DNR-G", "PRM+score (c)")):
     plt.close(fig)
     return fig
 
-# %% ../../nbs/dnr/05_experiments.ipynb #6afeb1de
+# %% ../../nbs/dnr/05_experiments.ipynb #3c726bd4
 @dataclass
 class BenchmarkConfig:
     "Settings of the DNR time benchmark."

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..core.ranking import auc, expected_gain_at_k
 from ..core.runtime import local_seed
 
 # %% auto #0

@@ -15,7 +15,7 @@ from torch.nn import functional as F
 
 from ..core.ranking import ranking_report
 from .models import MLPGenerator, Reranker, RerankerConfig, gaussian_kl, heuristic_noise, histogram_kl, reparameterise
-from .sim import WorldConfig, exposure_clicks, simulate
+from .sim import exposure_clicks
 from .theory import binned_terms
 
 # %% auto #0

@@ -227,7 +227,7 @@ def summary_table(res: pd.DataFrame, metrics=("N@6", "HR@6", "M@6", "F1@6", "AUC
     main = res[res.main]
     order = list(dict.fromkeys(main.method))
     g = main.groupby("method")[list(metrics)]
-    return g.mean().loc[order].round(4).join(g.std().loc[order].round(4), rsuffix=" sd")
+    return g.mean().loc[order].round(4).join(g.std().loc[order].round(4).add_suffix(" sd"))
 
 
 def plot_methods(res: pd.DataFrame, metrics=("N@6", "EC@6")):

@@ -21,9 +21,9 @@ from .mtl import GroundTruth, TrainConfig, sample_groups, train_group
 from .predict import fit_gain_predictor
 
 # %% auto #0
-__all__ = ['PRESETS', 'METHODS', 'PAPER_PRED', 'NOT_RUN', 'ETAPExperimentConfig', 'make_data', 'to_masks', 'score_predictors',
-           'evaluate_grouping', 'choose_groups', 'run_benchmark', 'prediction_claims', 'benchmark_claims',
-           'check_claims', 'not_run_claims', 'plot_prediction', 'plot_affinity', 'affinity_cost']
+__all__ = ['PRESETS', 'METHODS', 'PAPER_PRED', 'NOT_RUN', 'ETAPExperimentConfig', 'check_config', 'make_data', 'to_masks',
+           'score_predictors', 'evaluate_grouping', 'choose_groups', 'run_benchmark', 'prediction_claims',
+           'benchmark_claims', 'check_claims', 'not_run_claims', 'plot_prediction', 'plot_affinity', 'affinity_cost']
 
 # %% ../../nbs/etap/06_experiments.ipynb #e7b20968
 @dataclass
@@ -60,6 +60,18 @@ def _train_config(cfg: ETAPExperimentConfig, benchmark: str) -> TrainConfig:
     hidden = (3, 3) if benchmark == "v3" else (32, 16)
     return TrainConfig(hidden=hidden, steps=cfg.steps, lr=cfg.lr, record_every=cfg.record_every,
                        record_until=cfg.record_until)
+
+
+def check_config(cfg: ETAPExperimentConfig) -> None:
+    "Raise a ValueError naming the field when the settings cannot run."
+    if not isinstance(cfg, ETAPExperimentConfig):
+        raise TypeError(f"cfg must be an ETAPExperimentConfig, got {type(cfg).__name__}")
+    if not cfg.train_sizes or min(cfg.train_sizes) < 2 or max(cfg.train_sizes) >= cfg.n_groups:
+        raise ValueError(f"train_sizes must be in [2, n_groups - 1] = [2, {cfg.n_groups - 1}], got {cfg.train_sizes}")
+    if cfg.repeats < 1 or not cfg.budgets or min(cfg.budgets) < 1:
+        raise ValueError(f"repeats and every budget must be positive, got {cfg.repeats}, {cfg.budgets}")
+    if not cfg.seeds or any(s < 0 for s in cfg.seeds):
+        raise ValueError(f"seeds must be a non-empty list of non-negative integers, got {cfg.seeds}")
 
 
 def make_data(cfg: ETAPExperimentConfig, benchmark: str, seed: int):
@@ -139,6 +151,7 @@ def run_benchmark(
     device: str = "cpu",  # the tiny MLPs train on the CPU (kept for the interface)
 ) -> dict:
     "Build the ground truth of one benchmark and seed, score the predictors and the groupings."
+    check_config(cfg)
     data = make_data(cfg, benchmark, seed)
     K = data.K
     gt = GroundTruth(data, _train_config(cfg, benchmark), seed)

@@ -50,7 +50,7 @@ class ETAPExperimentConfig:
 PRESETS = {
     "smoke": ETAPExperimentConfig(n_groups=8, repeats=2, budgets=[2], steps=60, record_until=30, digits_K=4),
     "cpu": ETAPExperimentConfig(scale="cpu", seeds=[0, 1, 2], n_groups=45, train_sizes=[5, 10, 15, 25], repeats=5,
-                                steps=250, digits_K=8),
+                                steps=250, digits_K=8, extra_stage2=["knn"]),
     "gpu": ETAPExperimentConfig(scale="gpu", seeds=[0, 1, 2, 3, 4], n_groups=100, train_sizes=[5, 10, 15, 25, 50],
                                 repeats=10, steps=250, digits_K=8, grid="full", extra_stage2=["knn", "rf"]),
 }

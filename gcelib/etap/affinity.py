@@ -10,8 +10,6 @@ from typing import Callable
 import numpy as np
 import torch
 
-from ..core.multitask import per_task_grads
-
 # %% auto #0
 __all__ = ['CONVENTIONS', 'task_updates', 'etap_affinity', 'tag_affinity', 'quadratic_tasks', 'group_affinity']
 

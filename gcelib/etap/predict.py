@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.multitask import MaskRidge, fit_mask_ridge, regression_metrics
+from ..core.multitask import MaskRidge, fit_mask_ridge
 from .affinity import group_affinity
 
 # %% auto #0

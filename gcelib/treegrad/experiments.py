@@ -304,7 +304,7 @@ def ranking_claims(df: pd.DataFrame) -> list[Claim]:
                 f"median p (worse of the two) {np.median(p_values):.2g}", n_min))
     return out + [_deletion_noninferior(df, n_min), _beta_tradeoff(df, n_min)]
 
-
+# %% ../../nbs/treegrad/06_experiments.ipynb #1c491f38
 def _deletion_noninferior(df: pd.DataFrame, n_min: int) -> Claim:
     "GA's deletion not worse than the oracle Beta-Del's by more than a tenth of Random's gap, per configuration."
     close, ties = [], 0
@@ -376,7 +376,7 @@ def stability_claims(db: pd.DataFrame) -> list[Claim]:
                      "reproduced" if between and r_grows else "partial" if between else "not reproduced", crit_roots))
     return out
 
-
+# %% ../../nbs/treegrad/06_experiments.ipynb #a9a8d3e1
 def scaling_claims(dc: pd.DataFrame) -> list[Claim]:
     "Judge experiment C's claim."
     t = dc[dc.method == "TreeGrad (traversal)"]

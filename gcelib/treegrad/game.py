@@ -395,7 +395,7 @@ def _pick_class(values: torch.Tensor, classes: torch.Tensor) -> torch.Tensor:
     index = classes.to(values.device).view(-1, 1, *([1] * (values.ndim - 2))).expand(-1, 1, *values.shape[2:])
     return values.gather(1, index).squeeze(1)
 
-
+# %% ../../nbs/treegrad/01_game.ipynb #b7977c4a
 class ModelGames:
     "The path tables of every output of a fitted tree model, and its two scales."
 

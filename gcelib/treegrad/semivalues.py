@@ -106,7 +106,7 @@ def _weighted_powers(t, coef, D):
             power[q, m + 1] = power[q, m] * (1.0 - t[q])
     return power
 
-
+# %% ../../nbs/treegrad/03_semivalues.ipynb #c46117e9
 @numba.njit(nogil=True)
 def _shap_kernel(XT, feats, n_slots, ef, et, el, er, es, n_edges, w, t, coef):
     "phi (B, n + 1): the sum above, leaf by leaf and point by point (XT: the points, (n, B)); column n stays 0."

@@ -230,6 +230,17 @@ def _flat_nodes(ens: TreeEnsemble) -> dict:
                 value=cat(lambda t: t.value).astype(np.float64),
                 root_cover=np.repeat([float(t.cover[0]) for t in ens.trees], sizes))
 
+
+def _leaf_order(nd: dict, leaves: np.ndarray, lens: np.ndarray) -> np.ndarray:
+    "The order in which a depth-first, left-first walk meets the leaves, tree by tree: sort their turn sequences."
+    E = max(int(lens.max()), 1)
+    turn, child, pos = np.zeros((len(leaves), E), dtype=np.int8), leaves.copy(), lens - 1
+    for _ in range(E):
+        r = np.flatnonzero(pos >= 0)
+        turn[r, pos[r]] = ~nd["is_left"][child[r]]
+        child[r], pos[r] = nd["parent"][child[r]], pos[r] - 1
+    return np.lexsort([*turn.T[::-1], nd["tree"][leaves]])
+
 # %% ../../nbs/treegrad/01_game.ipynb #5b8b7604
 def path_structure(ens: TreeEnsemble) -> PathStructure:
     "Collect the leaf paths of every tree of `ens` into padded tensors, vectorised over all leaves."
@@ -237,31 +248,32 @@ def path_structure(ens: TreeEnsemble) -> PathStructure:
         raise TypeError(f"ens must be a TreeEnsemble (from `tree_ensemble`), got {type(ens).__name__}")
     nd = _flat_nodes(ens)
     leaves = np.flatnonzero(nd["left"] < 0)
+    leaves = leaves[_leaf_order(nd, leaves, nd["depth"][leaves])]  # the loop's order, set before the arrays
     L, lens = len(leaves), nd["depth"][leaves]
     E = max(int(lens.max()), 1)
-    ef, et = np.zeros((L, E), dtype=np.int64), np.full((L, E), np.inf)
-    el, er, turn = np.ones((L, E), dtype=bool), np.ones((L, E)), np.zeros((L, E), dtype=np.int8)
+    ef, et = np.zeros((L, E), dtype=np.int64), np.full((L, E), np.inf)  # padding: feature 0, threshold +inf
+    el, er = np.ones((L, E), dtype=bool), np.ones((L, E))
     child, pos = leaves.copy(), lens - 1
     for _ in range(E):  # climb one edge per pass, writing it at its place from the root
         r = np.flatnonzero(pos >= 0)
         c, k = child[r], pos[r]
         u = nd["parent"][c]
         ef[r, k], et[r, k], el[r, k] = nd["feature"][u], nd["threshold"][u], nd["is_left"][c]
-        er[r, k], turn[r, k] = nd["cover"][u] / nd["cover"][c], ~nd["is_left"][c]
+        er[r, k] = nd["cover"][u] / nd["cover"][c]
         child[r], pos[r] = u, k - 1
     valid = np.arange(E) < lens[:, None]  # (L, E) real edges
-    first = np.stack([(ef[:, : k + 1] == ef[:, k : k + 1]).argmax(1) for k in range(E)], 1)  # first occurrence
+    first = np.empty((L, E), dtype=np.int16)  # position of the first occurrence of each edge's feature
+    for k in range(E):
+        first[:, k] = (ef[:, : k + 1] == ef[:, k : k + 1]).argmax(1)
     is_first = (first == np.arange(E)) & valid
-    rank = np.cumsum(is_first, 1) - 1  # slot of each first occurrence
-    es = np.where(valid, np.take_along_axis(rank, first, 1), 0)
+    rank = np.cumsum(is_first, 1, dtype=np.int16) - 1  # slot of each first occurrence
+    es = np.where(valid, np.take_along_axis(rank, first.astype(np.int64), 1), 0).astype(np.int64)
     feats = np.full((L, max(int(is_first.sum(1).max()), 1)), ens.n_features, dtype=np.int64)
     rows, cols = np.nonzero(is_first)
     feats[rows, rank[rows, cols]] = ef[rows, cols]
     w = ens.scale * nd["value"][leaves] * nd["cover"][leaves] / nd["root_cover"][leaves]
-    order = np.lexsort([*turn.T[::-1], nd["tree"][leaves]])  # depth-first, left before right, tree by tree
-    T = lambda a: torch.from_numpy(np.ascontiguousarray(a[order]))
-    return PathStructure(T(feats), T(np.where(valid, ef, 0)), T(et), T(el), T(er), T(es), T(w),
-                         float(ens.offset), ens.n_features)
+    T = torch.from_numpy
+    return PathStructure(T(feats), T(ef), T(et), T(el), T(er), T(es), T(w), float(ens.offset), ens.n_features)
 
 # %% ../../nbs/treegrad/01_game.ipynb #a664b37d
 def as_points(X, n_features: int, device=None) -> torch.Tensor:

@@ -245,7 +245,7 @@ def run_scaling(cfg: TreeGradExperimentConfig, device) -> pd.DataFrame:
         methods = {
             "TreeGrad (traversal)": lambda: treegrad(ens, x[0], z),
             "TreeGrad (batched torch)": lambda: treegrad_dense(ps, x, torch.as_tensor(z, device=ps.w.device)),
-            "TreeGrad-Shap (torch)": lambda: treegrad_shap(ps, x),
+            "TreeGrad-Shap (numba; torch on a GPU)": lambda: treegrad_shap(ps, x),
             "Linear TreeShap style (torch)": lambda: linear_treeshap_style(ps, x, model.get_depth()),
         }
         if _shap() is not None:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import (Claim, claim_check, claim_from_bootstrap, claim_from_seeds, claim_not_run,
+from ..core.claims import (Claim, claim_check, claim_from_bootstrap, claim_not_run,
                                 summarize, verdict_from_checks)
 from ..core.progress import progress
 from ..core.runtime import local_seed
@@ -308,7 +308,7 @@ def network_claims(
         ours, rivals = costs_at_share(df, facts, [recall], share), costs_at_share(df, facts, RIVALS, share)
         out.append(judge_paired(f"T-Tamer reaches {share:.0%} of final accuracy at lower cost than 1-Thr and "
                                 f"Patience{tag}", "dominates in the high-accuracy region", ours, rivals, "less",
-                                "seed", f"a = T-Tamer's cost at the target, b = the cheaper of 1-Thr and Patience"))
+                                "seed", "a = T-Tamer's cost at the target, b = the cheaper of 1-Thr and Patience"))
     gains = []
     for seed, part in df.groupby("seed"):
         r = part[part.method == recall].set_index("param")

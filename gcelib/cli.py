@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--seeds", type=_seed_list, default=None, help="comma-separated seeds (default: each preset's)")
     rep.add_argument("--out", type=Path, default=None, help="output folder (default: results/<scale>)")
     rep.add_argument("--jobs", type=_positive("--jobs"), default=None,
-                     help="notebooks at a time on this machine, one process each (default: 1)")
+                     help="notebooks at a time on this machine, one process each (default: one per CPU)")
     rep.add_argument("--scheduler", default=None, help="address of a running Dask scheduler, e.g. tcp://host:8786")
     rep.add_argument("--timeout", type=_positive("--timeout"), default=None, help="seconds allowed per notebook cell")
     rep.add_argument("--max-result-mb", type=_positive("--max-result-mb", float), default=200,
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
             args.out = args.out or default_out(args.scale)
             report = reproduce(args.out, papers=args.papers, scale=args.scale, seeds=args.seeds,
                                nbs_path=args.nbs or find_nbs_path(), timeout=args.timeout, force=args.force,
-                               jobs=args.jobs or 1, scheduler=args.scheduler, max_result_mb=args.max_result_mb,
+                               jobs=args.jobs, scheduler=args.scheduler, max_result_mb=args.max_result_mb,
                                connect_timeout=args.connect_timeout)
     except ValueError as err:
         print(f"gcelib: error: {err}", file=sys.stderr)

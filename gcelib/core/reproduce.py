@@ -30,8 +30,8 @@ from .papers import PAPERS, find_nbs_path, implemented_papers
 from .progress import is_quiet
 
 # %% auto #0
-__all__ = ['SCALES', 'select_papers', 'check_out_dir', 'NotebookTask', 'execute_task', 'default_out', 'reproduce', 'timing',
-           'build_report']
+__all__ = ['SCALES', 'select_papers', 'check_out_dir', 'NotebookTask', 'execute_task', 'default_out', 'default_jobs', 'reproduce',
+           'timing', 'build_report']
 
 # %% ../../nbs/core/09_reproduce.ipynb #b6ee0206
 SCALES = ("smoke", "cpu", "gpu")
@@ -204,6 +204,12 @@ def _check_scale(out: Path, scale: str) -> None:
 def default_out(scale: str) -> Path:
     "The output folder of a scale: results/<scale>, so that scales never share a folder."
     return Path("results") / scale
+
+
+def default_jobs() -> int:
+    "Notebooks at a time by default: one per CPU this process may use (measured faster than one at a time on 2 cores)."
+    return max(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1), 1)
+
 
 # %% ../../nbs/core/09_reproduce.ipynb #0b00a3da
 def _local_results(tasks: list, jobs: int, on_start):
@@ -409,12 +415,13 @@ def reproduce(
     nbs_path: str | Path | None = None,  # notebooks folder; default: found from settings.ini
     timeout: int | None = None,  # seconds allowed per cell; None: no limit
     force: bool = False,  # rerun notebooks that already finished
-    jobs: int = 1,  # notebooks at a time on this machine (ignored with a scheduler)
+    jobs: int | None = None,  # notebooks at a time on this machine; None: default_jobs() (ignored with a scheduler)
     scheduler: str | None = None,  # address of a running Dask scheduler, e.g. tcp://host:8786
     max_result_mb: float = 200,  # cap on the outputs one notebook may send back
     connect_timeout: float = 10,  # seconds to wait for the scheduler to answer
 ) -> dict:
     "Run the experiment notebooks of `papers` at `scale` (here or on a Dask cluster) and write the report."
+    jobs = default_jobs() if jobs is None else jobs
     _check_options(scale, seeds, timeout, jobs, scheduler, max_result_mb, connect_timeout)
     selected = select_papers(nbs_path or find_nbs_path(), papers)
     client = _connect(scheduler, connect_timeout) if scheduler is not None else None  # fails before writing

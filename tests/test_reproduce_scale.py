@@ -67,7 +67,7 @@ def cluster():
         yield local.scheduler_address
 
 
-REAL_PAPERS = "ttamer,treegrad"  # the two quickest smoke runs
+REAL_PAPERS = "ttamer,mtl_collapse"  # quick smoke runs without timing claims (timings differ run to run)
 
 
 def test_dask_cluster_matches_sequential_run_and_resumes(cluster, tmp_path):

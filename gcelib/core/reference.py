@@ -9,12 +9,14 @@ import json
 import shutil
 from pathlib import Path
 
+from .outputs import _write_json
 from .papers import find_nbs_path
 from .reproduce import build_report
 
 # %% auto #0
 __all__ = ['BANNER_TAG', 'KEPT_FILES', 'VERDICT_ORDER', 'VERDICT_COLORS', 'reference_dir', 'load_reference', 'outputs_banner',
-           'set_banner', 'copy_outputs', 'publish_reference', 'claims_frame', 'verdict_counts', 'plot_verdict_counts']
+           'set_banner', 'copy_outputs', 'code_hash', 'publish_reference', 'claims_frame', 'verdict_counts',
+           'plot_verdict_counts']
 
 # %% ../../nbs/core/13_reference.ipynb #4c9dbad9
 BANNER_TAG = "gcelib-outputs"  # the tag of the banner cell on an experiment page
@@ -83,6 +85,24 @@ def copy_outputs(
         b["execution_count"] = a.get("execution_count")
     return page
 
+# %% ../../nbs/core/13_reference.ipynb #0940c219
+def code_hash(
+    notebook: str | Path,  # an experiment notebook under nbs/<slug>/
+    lib_path: str | Path | None = None,  # the package folder; default: gcelib next to the notebooks folder
+) -> str:
+    "Hash what decides a run's claims: the notebook's code cells and the paper's package source."
+    import hashlib
+
+    notebook = Path(notebook)
+    lib = Path(lib_path) if lib_path is not None else notebook.resolve().parent.parent.parent / "gcelib"
+    digest = hashlib.sha256()
+    for cell in json.loads(notebook.read_text())["cells"]:
+        if cell["cell_type"] == "code":
+            digest.update("".join(cell["source"]).encode())
+    for path in sorted((lib / notebook.parent.name).rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
 # %% ../../nbs/core/13_reference.ipynb #69294833
 def _keep_run(run: Path, dest: Path, status_file: Path, max_figure_kb: float) -> None:
     "Copy one notebook's status, small run files and small figures into the reference folder."
@@ -116,6 +136,8 @@ def publish_reference(
     for r in ok:
         _keep_run(run, dest, run / r["paper"] / f"{Path(r['notebook']).stem}.status.json", max_figure_kb)
         page_path = nbs_path / r["paper"] / r["notebook"]
+        kept = dest / r["paper"] / f"{Path(r['notebook']).stem}.status.json"
+        _write_json(kept, {**json.loads(kept.read_text()), "code_hash": code_hash(page_path)})
         executed = json.loads((run / r["paper"] / r["notebook"]).read_text())
         page = set_banner(copy_outputs(executed, json.loads(page_path.read_text())), outputs_banner(r))
         page_path.write_text(json.dumps(page, indent=1, ensure_ascii=False) + "\n")

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, claim_check, claim_from_bootstrap, claim_from_seeds, summarize
+from ..core.claims import Claim, claim_check, claim_from_bootstrap, claim_from_seeds, summarize, verdict_from_checks
 from ..core.progress import progress
 from .data import correlated_labels, digit_pools, msmtc_sources, multi_digits
 from .metrics import collapse_report, cross_task_orthogonality, etf_deviation
@@ -229,7 +229,7 @@ def ssmtc_claims(log: pd.DataFrame, d: int) -> list[Claim]:
     out = [Claim("SSMTC net: each head is a simplex ETF, self-dual with its class means (rho = 0)",
                  "task-specific simplex ETF [paper]", f"max_t NC2(W_t) {summarize([g[0] for g in geo.values()])}; "
                  f"max_t NC3_t {summarize([g[1] for g in geo.values()])}",
-                 _verdict([g[0] < 0.15 and g[1] < 0.3 for g in geo.values()]),
+                 verdict_from_checks([g[0] < 0.15 and g[1] < 0.3 for g in geo.values()]),
                  "per seed: max_t NC2(W_t) < 0.15 and max_t NC3_t < 0.3"),
            claim_from_seeds("SSMTC net: task ETFs mutually orthogonal (rho = 0)", "W_s W_t^T -> 0 [paper]",
                             [g[2] for g in geo.values()], lambda v: v < 0.15,
@@ -246,16 +246,12 @@ def ssmtc_claims(log: pd.DataFrame, d: int) -> list[Claim]:
     out.append(Claim("SSMTC net: Papyan NC1 -> 0 while trace-ratio NC1 stays large",
                      "other tasks' directions stay inside a class [rebuilt]",
                      f"Papyan {summarize([a for a, _ in split])}; trace ratio {summarize([b for _, b in split])}",
-                     _verdict([a < 0.1 and b > 0.3 for a, b in split]), "per seed: max Papyan < 0.1, min trace > 0.3"))
+                     verdict_from_checks([a < 0.1 and b > 0.3 for a, b in split]), "per seed: max Papyan < 0.1, min trace > 0.3"))
     out.append(_rho_claim(end))
     out += _baseline_claims(log, geo)
     return out
 
 # %% ../../nbs/mtl_collapse/05_experiments.ipynb #3fb7e1c6
-def _verdict(checks) -> str:
-    return "reproduced" if all(checks) else "partial" if any(checks) else "not reproduced"
-
-
 def _rho_claim(end: pd.DataFrame) -> Claim:
     from scipy.stats import spearmanr
 
@@ -299,7 +295,7 @@ def _baseline_claims(log: pd.DataFrame, geo: dict) -> list[Claim]:
     out.append(Claim("Same geometry with plain weight decay (no feature penalty), same budget",
                      "NC under weight decay [paper's recipe, assumed]",
                      f"NC2 {summarize([x[0] for x in g])}, NC3 {summarize([x[1] for x in g])}, "
-                     f"O_12 {summarize([x[2] for x in g])}, R {summarize([x[3] for x in g])}", _verdict(checks),
+                     f"O_12 {summarize([x[2] for x in g])}, R {summarize([x[3] for x in g])}", verdict_from_checks(checks),
                      "NC2 < 0.15, NC3 < 0.3, O_12 < 0.15, R < 0.25 per seed"))
     return out
 
@@ -329,7 +325,7 @@ def msmtc_claims(log: pd.DataFrame) -> list[Claim]:
             Claim("MSMTC net: per-task NC1 falls in the terminal phase", "NC1 -> 0 [paper]",
                   f"falls in {sum(falls)}/{len(falls)} seeds; final max_t NC1 "
                   f"{summarize([max(r.t1_nc1, r.t2_nc1) for r in end.itertuples()])}; O_12 (free) "
-                  f"{summarize(end.orth_12)}", _verdict(falls), "end < first log at 100 % train acc, both tasks")]
+                  f"{summarize(end.orth_12)}", verdict_from_checks(falls), "end < first log at 100 % train acc, both tasks")]
 
 # %% ../../nbs/mtl_collapse/05_experiments.ipynb #1fccfbd5
 _CURVES = {"NC1": ["t1_nc1", "t2_nc1", "t1_nc1_trace", "nc1_joint"], "NC2 (heads)": ["t1_nc2_W", "t2_nc2_W"],

@@ -11,8 +11,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import (Claim, claim_check, claim_not_run, paired_bootstrap_ci, paired_test,
-                               verdict_from_interval)
+from ..core.claims import Claim, bootstrap_verdict, claim_check, claim_not_run, paired_test
 from ..core.progress import progress
 from ..core.timing import best_time
 from .game import ModelGames, TreeEnsemble, all_subsets, game_values, path_structure, tree_ensemble
@@ -311,8 +310,7 @@ def _deletion_noninferior(df: pd.DataFrame, n_min: int) -> Claim:
     for _, t in _configs(df):
         d = (t["del"]["TreeGrad-Ranker (GA)"] - t["del"]["Beta-Del"]).to_numpy()
         margin = NONINFERIORITY_FRACTION * float((t["del"]["Random"] - t["del"]["Beta-Del"]).mean())
-        ci = paired_bootstrap_ci(d)
-        verdict = verdict_from_interval(ci["lo"], ci["hi"], ci["mean_diff"], "less", margin)
+        verdict, ci = bootstrap_verdict(d, None, "less", margin)
         close.append(verdict == "reproduced")
         ties += verdict == "partial"
     return _over_configs("TreeGrad-Ranker (GA) deletion non-inferior to the oracle Beta-Del",

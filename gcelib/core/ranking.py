@@ -9,7 +9,8 @@ import numpy as np
 
 # %% auto #0
 __all__ = ['top_k', 'hits_at_k', 'precision_at_k', 'recall_at_k', 'hit_ratio_at_k', 'hit_at_k', 'f1_at_k', 'dcg_at_k',
-           'ndcg_at_k', 'map_at_k', 'auc', 'expected_gain_at_k', 'regret_at_k', 'ranking_report']
+           'ndcg_at_k', 'map_at_k', 'auc', 'expected_gain_at_k', 'regret_at_k', 'ranking_report', 'masked_auc_per_task',
+           'multitask_auc', 'auc_seed_summary']
 
 # %% ../../nbs/core/15_ranking.ipynb #43eb2be0
 def _as_lists(x, name: str) -> np.ndarray:
@@ -173,3 +174,63 @@ def ranking_report(
         out[f"EC@{k}"] = float(expected_gain_at_k(gains, scores, k).mean())
         out[f"Regret@{k}"] = float(regret_at_k(gains, scores, k).mean())
     return out
+
+# %% ../../nbs/core/15_ranking.ipynb #51e4fd80
+def masked_auc_per_task(
+    labels,  # (n, T) or (n,) labels in {0, 1}, NaN where missing
+    scores,  # same shape: scores, finite wherever the label is observed
+) -> np.ndarray:
+    "Return the (T,) ROC AUC of each task over its observed rows (NaN when a class is absent)."
+    y, s = np.asarray(labels, dtype=float), np.asarray(scores, dtype=float)
+    if y.ndim == 1:
+        y, s = y[:, None], s.reshape(-1, 1) if s.ndim == 1 else s
+    if y.ndim != 2:
+        raise ValueError(f"labels must be (n,) or (n, T), got shape {np.shape(labels)}")
+    if s.shape != y.shape:
+        raise ValueError(f"labels and scores must have the same shape, got {y.shape} and {s.shape}")
+    observed = ~np.isnan(y)  # (n, T)
+    if not np.isin(y[observed], (0.0, 1.0)).all():
+        raise ValueError("labels must be 0, 1 or NaN")
+    if not np.isfinite(s[observed]).all():
+        raise ValueError("scores must be finite wherever the label is observed")
+    out = np.full(y.shape[1], np.nan)
+    for t in range(y.shape[1]):
+        o = observed[:, t]
+        if o.any():
+            out[t] = auc(y[o, t], s[o, t])  # NaN when one class is absent
+    return out
+
+
+def multitask_auc(
+    labels,  # (n, T) labels in {0, 1}, NaN where missing
+    scores,  # (n, T) scores
+) -> float:
+    "Return the mean ROC AUC over the tasks that have both classes among their observed labels."
+    per_task = masked_auc_per_task(labels, scores)
+    if np.isnan(per_task).all():
+        raise ValueError("labels must give at least one task with both classes observed")
+    return float(np.nanmean(per_task))
+
+# %% ../../nbs/core/15_ranking.ipynb #0314574b
+def auc_seed_summary(
+    per_seed_task,  # (S, T) AUC per seed and task in [0, 1] (NaN for skipped tasks)
+    percent: bool = True,  # report in percent, as molecular papers do
+) -> dict:
+    "Return the mean and seed std of the task-averaged AUC, and the per-task mean over seeds."
+    a = np.asarray(per_seed_task, dtype=float)
+    if a.ndim == 1:
+        a = a[None, :]
+    if a.ndim != 2 or a.size == 0:
+        raise ValueError(f"per_seed_task must be a (seeds, tasks) array, got shape {np.shape(per_seed_task)}")
+    finite = a[~np.isnan(a)]
+    if finite.size == 0 or (finite < 0).any() or (finite > 1).any():
+        raise ValueError("per_seed_task must hold AUCs in [0, 1] with at least one finite value per seed")
+    if np.isnan(a).all(axis=1).any():
+        raise ValueError("per_seed_task must hold AUCs in [0, 1] with at least one finite value per seed")
+    k = 100.0 if percent else 1.0
+    per_seed = k * np.nanmean(a, axis=1)  # (S,)
+    std = float(per_seed.std(ddof=1)) if per_seed.size > 1 else float("nan")
+    with np.errstate(all="ignore"):
+        per_task = k * np.nanmean(a, axis=0)  # (T,)
+    return {"mean": float(per_seed.mean()), "std": std, "n_seeds": int(per_seed.size),
+            "per_seed": per_seed, "per_task": per_task}

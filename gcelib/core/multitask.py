@@ -11,7 +11,8 @@ import numpy as np
 import torch
 
 # %% auto #0
-__all__ = ['per_task_grads', 'pcgrad', 'regression_metrics', 'MaskRidge', 'fit_mask_ridge']
+__all__ = ['per_task_grads', 'pcgrad', 'regression_metrics', 'MaskRidge', 'fit_mask_ridge', 'grad_cosine_matrix',
+           'conflict_fraction', 'cagrad']
 
 # %% ../../nbs/core/14_multitask.ipynb #6e5a99a9
 def _check_params(params) -> list:
@@ -163,3 +164,74 @@ def fit_mask_ridge(
             err += np.sum(((pred - np.nan_to_num(Y[test])) * M[test]) ** 2)
         scores.append(err / M.sum())
     return _fit_fixed(M, Y, alphas[int(np.argmin(scores))], targets_mode)
+
+# %% ../../nbs/core/14_multitask.ipynb #1aa59f8d
+def _check_grads(grads, min_rows: int = 1) -> torch.Tensor:
+    if not isinstance(grads, torch.Tensor) or not grads.is_floating_point():
+        raise TypeError(f"grads must be a floating-point torch.Tensor, got {getattr(grads, 'dtype', type(grads).__name__)}")
+    if grads.ndim != 2 or grads.shape[0] < min_rows or grads.shape[1] < 1:
+        raise ValueError(f"grads must be a (K, P) matrix with K >= {min_rows}, got shape {tuple(grads.shape)}")
+    if not torch.isfinite(grads).all():
+        raise ValueError("grads must be finite")
+    return grads
+
+
+def grad_cosine_matrix(
+    grads: torch.Tensor,  # (K, P) per-task gradients
+) -> torch.Tensor:
+    "Return the (K, K) matrix of pairwise cosines of the gradient rows (unit diagonal)."
+    G = _check_grads(grads)
+    norm = G.norm(dim=1, keepdim=True)  # (K, 1)
+    G_hat = torch.where(norm > 0, G / norm.clamp_min(torch.finfo(G.dtype).tiny), torch.zeros_like(G))  # (K, P)
+    C = (G_hat @ G_hat.T).clamp(-1.0, 1.0)  # (K, K)
+    C = 0.5 * (C + C.T)  # exactly symmetric
+    C.fill_diagonal_(1.0)
+    return C
+
+
+def conflict_fraction(
+    grads: torch.Tensor,  # (K, P) per-task gradients, K >= 2
+) -> float:
+    "Return the share of task pairs whose gradients have a negative cosine."
+    C = grad_cosine_matrix(_check_grads(grads, min_rows=2))
+    i, j = torch.triu_indices(C.shape[0], C.shape[0], offset=1)
+    return float((C[i, j] < 0).double().mean())
+
+# %% ../../nbs/core/14_multitask.ipynb #1d9dd55c
+def _cagrad_dual(GG: np.ndarray, c: float) -> tuple[np.ndarray, float]:
+    "Minimise w.b + c|g0| sqrt(w'GGw) over the simplex; return (w, objective)."
+    from scipy.optimize import minimize
+
+    K = GG.shape[0]
+    b = GG.mean(1)  # (K,) g_i . g_0
+    scale = c * np.sqrt(max(GG.mean(), 0.0))  # c |g_0|
+    def f(w):
+        return float(w @ b + scale * np.sqrt(max(w @ GG @ w, 1e-30)))
+    def df(w):
+        return b + scale * (GG @ w) / np.sqrt(max(w @ GG @ w, 1e-30))
+    w0 = np.full(K, 1.0 / K)
+    res = minimize(f, w0, jac=df, method="SLSQP", bounds=[(0.0, 1.0)] * K,
+                   constraints=({"type": "eq", "fun": lambda w: w.sum() - 1.0, "jac": lambda w: np.ones(K)},),
+                   options={"ftol": 1e-14, "maxiter": 1000})
+    w = np.clip(res.x, 0.0, None)
+    w = w / w.sum()
+    return w, f(w)
+
+
+def cagrad(
+    grads: torch.Tensor,  # (K, P) per-task gradients
+    c: float = 0.5,  # radius of the ball around the mean gradient, in units of |g_0|
+) -> torch.Tensor:
+    "Return the CAGrad update direction (P,) of the per-task gradients."
+    G = _check_grads(grads)
+    if isinstance(c, bool) or not isinstance(c, (int, float)) or not np.isfinite(c) or c < 0:
+        raise ValueError(f"c must be a finite number >= 0, got {c!r}")
+    g0 = G.mean(0)  # (P,)
+    if c == 0 or float(g0.norm()) == 0:
+        return g0
+    GG = (G.double() @ G.double().T).cpu().numpy()  # (K, K) Gram matrix
+    w, _ = _cagrad_dual(GG, float(c))
+    g_w = torch.as_tensor(w, dtype=G.dtype, device=G.device) @ G  # (P,)
+    if float(g_w.norm()) == 0:
+        return g0
+    return g0 + c * g0.norm() / g_w.norm() * g_w

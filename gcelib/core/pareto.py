@@ -8,7 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 # %% auto #0
-__all__ = ['dominates', 'dominance_matrix', 'pareto_mask', 'nondominated_ranks', 'crowding_distance', 'hypervolume']
+__all__ = ['dominates', 'dominance_matrix', 'pareto_mask', 'nondominated_ranks', 'crowding_distance', 'hypervolume',
+           'dirichlet_weights', 'one_hot_uniform_weights', 'simplex_lattice', 'utility', 'expected_utility', 'sparsity',
+           'episodic_dominance']
 
 # %% ../../nbs/core/12_pareto.ipynb #a4ba6273
 def _as_points(F, name: str = "F") -> np.ndarray:
@@ -122,3 +124,117 @@ def hypervolume(
     if maximize:
         F, ref = -F, -ref
     return _hv_sorted(F[np.all(F < ref, axis=1)], ref)
+
+# %% ../../nbs/core/12_pareto.ipynb #d3f748fe
+def _as_rng(generator) -> np.random.Generator:
+    "Return a numpy Generator from None, an int seed or a Generator."
+    if generator is None or isinstance(generator, (int, np.integer)) and not isinstance(generator, bool):
+        return np.random.default_rng(generator)
+    if isinstance(generator, np.random.Generator):
+        return generator
+    raise TypeError(f"generator must be None, an int seed or a numpy Generator, got {type(generator).__name__}")
+
+
+def _check_count(value, name: str, minimum: int = 1) -> int:
+    "Return `value` as an int >= minimum, or raise naming it."
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def dirichlet_weights(
+    n: int,  # number of preferences
+    m: int,  # number of objectives
+    alpha: float = 1.0,  # concentration; 1 = uniform on the simplex
+    generator=None,  # None, an int seed or a numpy Generator
+) -> np.ndarray:
+    "Draw `n` preferences from Dir(alpha 1_m); return an (n, m) array whose rows sum to 1."
+    n, m = _check_count(n, "n"), _check_count(m, "m", 2)
+    if not np.isfinite(alpha) or alpha <= 0:
+        raise ValueError(f"alpha must be a positive number, got {alpha!r}")
+    return _as_rng(generator).dirichlet(np.full(m, float(alpha)), size=n)
+
+
+def one_hot_uniform_weights(
+    m: int,  # number of objectives
+) -> np.ndarray:
+    "Return the reduced preference set: the m one-hot vectors then the uniform vector, (m + 1, m)."
+    m = _check_count(m, "m", 2)
+    return np.vstack([np.eye(m), np.full((1, m), 1.0 / m)])
+
+
+def simplex_lattice(
+    m: int,  # number of objectives
+    k: int,  # divisions per axis; coordinates in {0, 1/k, ..., 1}
+) -> np.ndarray:
+    "Return every preference with coordinates in multiples of 1/k, (C(k + m - 1, m - 1), m)."
+    m, k = _check_count(m, "m", 2), _check_count(k, "k")
+    rows = [[i] + rest for i in range(k + 1) for rest in _lattice_counts(m - 1, k - i)]
+    return np.array(rows, dtype=float) / k
+
+
+def _lattice_counts(m: int, total: int) -> list[list[int]]:
+    "List the non-negative integer m-vectors that sum to total."
+    if m == 1:
+        return [[total]]
+    return [[i] + rest for i in range(total + 1) for rest in _lattice_counts(m - 1, total - i)]
+
+# %% ../../nbs/core/12_pareto.ipynb #5bfa3755
+def _as_weights(weights, m: int | None = None, name: str = "weights") -> np.ndarray:
+    "Return `weights` as a (K, m) array of simplex rows, or raise naming it."
+    W = _as_points(weights, name)
+    if m is not None and W.shape[1] != m:
+        raise ValueError(f"{name} must have {m} columns (objectives), got {W.shape[1]}")
+    if (W < 0).any() or np.abs(W.sum(axis=1) - 1).max() > 1e-6:
+        raise ValueError(f"{name} must be preferences on the simplex (non-negative rows summing to 1)")
+    return W
+
+
+def utility(
+    G,  # (K, m) return of the policy run with preference k, row by row
+    weights,  # (K, m) the K test preferences
+) -> float:
+    "Return UT = mean_k lambda_k^T G_k, the utility of a preference-conditioned policy."
+    G = _as_points(G, "G")
+    W = _as_weights(weights, G.shape[1])
+    if len(W) != len(G):
+        raise ValueError(f"G and weights must have the same number of rows, got {len(G)} and {len(W)}")
+    return float(np.mean(np.sum(W * G, axis=1)))
+
+
+def expected_utility(
+    F,  # (n, m) return vectors (a front or any set)
+    weights,  # (K, m) preferences
+) -> float:
+    "Return EU(F) = mean_k max_f lambda_k^T f, each preference taking its best point."
+    F = _as_points(F)
+    W = _as_weights(weights, F.shape[1])
+    return float(np.mean(np.max(W @ F.T, axis=1)))  # (K, n) -> (K,)
+
+# %% ../../nbs/core/12_pareto.ipynb #50e451bb
+def sparsity(
+    F,  # (n, m) points, usually a non-dominated set
+) -> float:
+    "Return PGMORL's sparsity: mean squared gap between neighbours, summed over objectives."
+    F = _as_points(F)
+    if len(F) < 2:
+        return 0.0
+    gaps = np.diff(np.sort(F, axis=0), axis=0)  # (n - 1, m)
+    return float(np.sum(gaps**2) / (len(F) - 1))
+
+
+def episodic_dominance(
+    G_a,  # (K, m) returns of policy a, one row per test preference
+    G_b,  # (K, m) returns of policy b on the same preferences
+    weights,  # (K, m) test preferences
+    strict: bool = False,  # True: count only strict wins (>), else ties count for a (>=)
+) -> float:
+    "Return the share of test preferences where a's scalarised return is >= (or >) b's."
+    G_a, G_b = _as_points(G_a, "G_a"), _as_points(G_b, "G_b")
+    if G_a.shape != G_b.shape:
+        raise ValueError(f"G_a and G_b must have the same shape, got {G_a.shape} and {G_b.shape}")
+    W = _as_weights(weights, G_a.shape[1])
+    if len(W) != len(G_a):
+        raise ValueError(f"weights must have one row per return, got {len(W)} and {len(G_a)}")
+    u_a, u_b = np.sum(W * G_a, axis=1), np.sum(W * G_b, axis=1)  # (K,)
+    return float(np.mean(u_a > u_b) if strict else np.mean(u_a >= u_b))

@@ -83,7 +83,7 @@ def ddr_loss(
     loss = lambdas[0] * unpaired + lambdas[1] * reg + lambdas[2] * paired
     return loss, {"unpaired": float(unpaired), "reg": float(reg), "paired": float(paired)}
 
-# %% ../../nbs/diffusion_router/05_distill.ipynb #96774c9f
+# %% ../../nbs/diffusion_router/05_distill.ipynb #8d15f5be
 @dataclass
 class DistillConfig:
     "Settings of dDR distillation."
@@ -136,5 +136,5 @@ def distill_ddr(
         loss.backward()
         opt.step()
         ema_update(ema, student, min(cfg.ema_decay, (1 + step) / (10 + step)))
-        losses.append(float(loss))
+        losses.append(loss.item())
     return ema, losses

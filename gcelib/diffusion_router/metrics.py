@@ -13,7 +13,7 @@ from ..diffusion.digits import classifier_accuracy
 # %% auto #0
 __all__ = ['joint_bandwidth', 'joint_mmd', 'pixel_mse', 'mask_iou', 'image_metrics']
 
-# %% ../../nbs/diffusion_router/06_metrics.ipynb #9be0f861
+# %% ../../nbs/diffusion_router/06_metrics.ipynb #72c7bfa4
 def joint_bandwidth(
     x_src: torch.Tensor,  # (n, d) sources
     x_ref: torch.Tensor,  # (n, d) exact targets
@@ -27,13 +27,17 @@ def joint_mmd(
     x_src: torch.Tensor,  # (n, d) sources
     x_hat: torch.Tensor,  # (n, d) their translations
     x_ref: torch.Tensor,  # (n, d) exact targets of the same sources
-    bandwidth: float,  # RBF bandwidth (joint_bandwidth)
+    bandwidth: float,  # base RBF bandwidth h (joint_bandwidth)
+    scales: tuple = (0.125, 0.25, 0.5, 1.0),  # the kernel widths h * scale summed over
 ) -> float:
-    "Return the unbiased MMD^2 between (x_src, x_hat) and (x_src, x_ref)."
+    "Return the unbiased multi-scale MMD^2 between (x_src, x_hat) and (x_src, x_ref)."
     if not (x_src.shape == x_hat.shape == x_ref.shape) or x_src.ndim != 2:
         raise ValueError(f"x_src, x_hat and x_ref must be (n, d) of one shape, got {tuple(x_src.shape)}, "
                          f"{tuple(x_hat.shape)} and {tuple(x_ref.shape)}")
-    return rbf_mmd2(torch.cat([x_src, x_hat], 1).double().cpu(), torch.cat([x_src, x_ref], 1).double().cpu(), bandwidth)
+    if not bandwidth > 0 or not scales or min(scales) <= 0:
+        raise ValueError(f"bandwidth and scales must be positive, got {bandwidth} and {scales}")
+    p, q = torch.cat([x_src, x_hat], 1).double().cpu(), torch.cat([x_src, x_ref], 1).double().cpu()
+    return sum(rbf_mmd2(p, q, bandwidth * s) for s in scales)
 
 # %% ../../nbs/diffusion_router/06_metrics.ipynb #ce26ec16
 def pixel_mse(x_hat: torch.Tensor, x_ref: torch.Tensor) -> float:  # (n, C, s, s) each

@@ -79,7 +79,7 @@ def ema_update(ema: nn.Module, model: nn.Module, decay: float) -> None:  # avera
     for pe, pm in zip(ema.parameters(), model.parameters()):
         pe.lerp_(pm, 1.0 - decay)
 
-# %% ../../nbs/diffusion_router/04_train.ipynb #2c0f5517
+# %% ../../nbs/diffusion_router/04_train.ipynb #e8ab5fe4
 def train_router(
     model: nn.Module,  # the router (trained in place)
     pairs: dict,  # {k: (x_k, x_c)} paired sets, k the non-central domain id
@@ -107,5 +107,5 @@ def train_router(
         loss.backward()
         opt.step()
         ema_update(ema, model, min(cfg.ema_decay, (1 + step) / (10 + step)))
-        losses.append(float(loss))
+        losses.append(loss.item())
     return ema, losses

@@ -80,6 +80,13 @@ class FBAgent(nn.Module):
         self.gen = torch.Generator().manual_seed(seed)  # buffer sampling and sphere draws
         self.rng = np.random.default_rng(seed)  # relabelled preferences and epsilon-greedy
         self.updates = 0
+        self.pref_set: np.ndarray | None = None  # (n, m) training preferences; None = Dirichlet(1)
+
+    def sample_prefs(self, n: int) -> np.ndarray:
+        "Draw n training preferences: Dirichlet(1), or uniformly from pref_set when it is set."
+        if self.pref_set is None:
+            return dirichlet_weights(n, self.m, generator=self.rng)
+        return self.pref_set[self.rng.integers(len(self.pref_set), size=n)]
 
     def backward(self, net: BackwardMap, next_obs: torch.Tensor, lam: torch.Tensor) -> torch.Tensor:
         "Return B(s'[, lambda]) with the preference only when the config conditions B on it."
@@ -89,7 +96,7 @@ class FBAgent(nn.Module):
         "Store one transition (tensors without batch dimension) with its preference, plus relabelled copies."
         lams = torch.as_tensor(lam, dtype=torch.float32)[None]  # (1, m)
         if self.cfg.relabel:
-            extra = dirichlet_weights(self.cfg.relabel, self.m, generator=self.rng)
+            extra = self.sample_prefs(self.cfg.relabel)
             lams = torch.cat([lams, torch.as_tensor(extra, dtype=torch.float32)])  # (1 + relabel, m)
         n = len(lams)
         rows = lambda x, dtype=torch.float32: torch.as_tensor(np.asarray(x), dtype=dtype)[None].expand(n, *np.shape(x))
@@ -97,10 +104,10 @@ class FBAgent(nn.Module):
                         next_obs=rows(next_obs), done=rows(float(done)), lam=lams)
 
     @torch.no_grad()
-    def infer_z(self, lam: torch.Tensor) -> torch.Tensor:
-        "Return z_lambda (K, d) by PG-Explore on N fresh buffer samples."
+    def infer_z(self, lam: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+        "Return z_lambda (K, d) by PG-Explore on N fresh buffer samples (drawn with `generator` if given)."
         lam = torch.as_tensor(lam, dtype=torch.float32, device=self.device).reshape(-1, self.m)  # (K, m)
-        batch = self.buffer.sample(self.cfg.n_z, self.gen)
+        batch = self.buffer.sample(self.cfg.n_z, self.gen if generator is None else generator)
         s_next, K, N = batch["next_obs"], lam.shape[0], self.cfg.n_z
         if self.cfg.b_pref:
             B_next = self.B(s_next.expand(K, N, -1), lam[:, None, :].expand(K, N, self.m))  # (K, N, d)
@@ -119,7 +126,7 @@ class FBAgent(nn.Module):
         if self.cfg.relabel:
             lam = batch["lam"]  # stored and relabelled preferences
             return lam, self.infer_z(lam)
-        lam = torch.as_tensor(dirichlet_weights(1, self.m, generator=self.rng), dtype=torch.float32, device=self.device)
+        lam = torch.as_tensor(self.sample_prefs(1), dtype=torch.float32, device=self.device)
         return lam.expand(len(batch["obs"]), -1), self.infer_z(lam).expand(len(batch["obs"]), -1)
 
     def fb_losses(self, F_sa, F_next, z, lam, batch, mask_done: bool) -> dict:
@@ -186,7 +193,7 @@ class MORLFBDiscrete(FBAgent):
         polyak_update(self.F_bar, self.F, c.tau)
         polyak_update(self.B_bar, self.B, c.tau)
         self.updates += 1
-        return {k: float(v) for k, v in losses.items()}
+        return {k: float(v.detach()) for k, v in losses.items()}
 
 # %% ../../nbs/morl_fb/03_agents.ipynb #6d94a257
 class MORLFBContinuous(FBAgent):
@@ -244,4 +251,4 @@ class MORLFBContinuous(FBAgent):
             polyak_update(self.F_bar, self.F, c.tau)
             polyak_update(self.B_bar, self.B, c.tau)
             polyak_update(self.actor_bar, self.actor, c.tau)
-        return {k: float(v) for k, v in losses.items()}
+        return {k: float(v.detach()) for k, v in losses.items()}

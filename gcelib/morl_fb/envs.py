@@ -43,24 +43,29 @@ def known_front(
 
 # %% ../../nbs/morl_fb/02_envs.ipynb #49fa75d4
 class ObsEncoder:
-    "Encode integer grid observations as per-coordinate one-hot blocks, or scale them to [0, 1]."
+    "Encode integer grid observations as per-coordinate one-hot blocks, scale them to [0, 1], or pass them raw."
 
     def __init__(
         self,
         space: gym.spaces.Box,  # the observation space (integer grid coordinates for "onehot")
-        encoding: str = "onehot",  # "onehot" or "scaled"
+        encoding: str = "onehot",  # "onehot", "scaled" or "raw" (continuous observations, e.g. MuJoCo)
     ):
-        if encoding not in ("onehot", "scaled"):
-            raise ValueError(f"encoding must be 'onehot' or 'scaled', got {encoding!r}")
+        if encoding not in ("onehot", "scaled", "raw"):
+            raise ValueError(f"encoding must be 'onehot', 'scaled' or 'raw', got {encoding!r}")
         self.encoding = encoding
         self.low = np.asarray(space.low, dtype=float).reshape(-1)
         self.high = np.asarray(space.high, dtype=float).reshape(-1)
-        self.sizes = (self.high - self.low + 1).astype(int)  # values per coordinate
+        if encoding == "onehot":
+            if not (np.isfinite(self.low).all() and np.isfinite(self.high).all()):
+                raise ValueError("encoding='onehot' needs a bounded integer observation space; use 'raw'")
+            self.sizes = (self.high - self.low + 1).astype(int)  # values per coordinate
         self.dim = int(self.sizes.sum()) if encoding == "onehot" else len(self.low)
 
     def __call__(self, obs) -> torch.Tensor:
         "Return a (n, dim) float tensor for a batch (n, k) or one (k,) observation."
         x = np.atleast_2d(np.asarray(obs, dtype=float))  # (n, k)
+        if self.encoding == "raw":
+            return torch.as_tensor(x, dtype=torch.float32)
         if self.encoding == "scaled":
             return torch.as_tensor((x - self.low) / np.maximum(self.high - self.low, 1e-12), dtype=torch.float32)
         idx = np.rint(x - self.low).astype(int)  # (n, k)

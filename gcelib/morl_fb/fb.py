@@ -225,6 +225,7 @@ class ForwardMap(nn.Module):
         super().__init__()
         if (n_actions is None) == (action_dim is None):
             raise ValueError("give exactly one of n_actions (discrete) or action_dim (continuous)")
+        n_actions = None if n_actions is None else int(n_actions)  # numpy integers from gym spaces
         self.z_dim, self.n_actions, self.action_dim = z_dim, n_actions, action_dim
         in_dim = obs_dim + z_dim + (action_dim or 0)
         out = z_dim * (n_actions or 1)

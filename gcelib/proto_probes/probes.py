@@ -162,9 +162,9 @@ class PrototypeProbe(nn.Module):
         self.register_buffer("mask", mask)
         with local_seed(seed):
             self.prototypes = nn.Parameter(torch.rand(J, D) * 2 - 1)  # (J, D) latents p~
-            W = torch.rand(C, J) / J if shared else mask.clone()
+            W = 2 * torch.rand(C, J) / J if shared else mask / k_per_class
         self.W = nn.Parameter(W)  # (C, J)
-        self.b = nn.Parameter(torch.zeros(C))
+        self.b = nn.Parameter(torch.full((C,), -logit_scale / 2))
         self.log_scale = nn.Parameter(torch.tensor(math.log(logit_scale)))
 
     def protos(self) -> torch.Tensor:

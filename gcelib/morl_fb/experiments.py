@@ -17,7 +17,7 @@ from ..core.pareto import dirichlet_weights, expected_utility, episodic_dominanc
 from ..core.plotting import method_colors
 from .agents import MORLFBConfig
 from .envs import known_front, make_env, tabular_model, value_iteration
-from .runner import TrainConfig, evaluate, hv_max, train
+from .runner import TrainConfig, evaluate, train
 
 # %% auto #0
 __all__ = ['METHODS', 'PRESETS', 'FT', 'DST', 'SHORT', 'MORLFBExperimentConfig', 'agent_config', 'train_config', 'test_weights',

@@ -6,14 +6,13 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import torch
 
-from ..core.pareto import (dirichlet_weights, expected_utility, hypervolume, one_hot_uniform_weights,
-                                pareto_mask, sparsity, utility)
+from ..core.pareto import expected_utility, hypervolume, one_hot_uniform_weights, pareto_mask, sparsity, utility
 from ..core.progress import progress
 import gymnasium as gym
 

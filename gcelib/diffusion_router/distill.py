@@ -41,7 +41,7 @@ def tweedie_refine(
         x_t = a.sqrt() * x0_hat + (1 - a).sqrt() * torch.randn(x_t.shape, generator=generator).to(x_t)
     return x_t
 
-# %% ../../nbs/diffusion_router/05_distill.ipynb #b42835ea
+# %% ../../nbs/diffusion_router/05_distill.ipynb #93c0631a
 def ddr_loss(
     student: nn.Module,  # the router being distilled
     teacher: nn.Module,  # eps_ref: a frozen copy of iDR, or the student itself (online)
@@ -81,7 +81,7 @@ def ddr_loss(
             eps2 = torch.randn(unrelated.shape, generator=generator).to(unrelated)
             reg = reg + (student(q_sample(unrelated, t2, alpha_bar, eps2), t2, x_src, tgt, src) - eps2).pow(2).mean()
     loss = lambdas[0] * unpaired + lambdas[1] * reg + lambdas[2] * paired
-    return loss, {"unpaired": float(unpaired), "reg": float(reg), "paired": float(paired)}
+    return loss, {"unpaired": unpaired.item(), "reg": reg.item(), "paired": paired.item()}
 
 # %% ../../nbs/diffusion_router/05_distill.ipynb #8d15f5be
 @dataclass

@@ -317,7 +317,7 @@ def not_run_claims() -> list:
                           "not implemented: their UMDT adaptations need the real benchmarks to be meaningful; the toy's "
                           "oracle and untrained pair stand in as the lower and upper references")]
 
-# %% ../../nbs/diffusion_router/07_experiments.ipynb #706831b1
+# %% ../../nbs/diffusion_router/07_experiments.ipynb #9058eccd
 def plot_toy(rows: pd.DataFrame):
     "Joint MMD per method (seeds as dots) and the NFE-vs-MMD trade-off."
     import matplotlib.pyplot as plt
@@ -336,9 +336,9 @@ def plot_toy(rows: pd.DataFrame):
     ax1.set_ylabel("joint MMD$^2$ (A, B), multi-scale")
     ax1.legend(fontsize=8)
     mean = rows[rows.method.isin(order)].groupby("method")[["nfe", "mmd", "sample_s"]].mean()
-    for m, r in mean.iterrows():
-        ax2.scatter(r.nfe, r.mmd, s=30)
-        ax2.annotate(m, (r.nfe, r.mmd), fontsize=8, xytext=(4, 2), textcoords="offset points")
+    for m, r in mean.loc[order].iterrows():
+        ax2.scatter(r.nfe, r.mmd, s=30, label=m)
+    ax2.legend(fontsize=7, loc="upper right")
     ax2.set_yscale("symlog", linthresh=1e-3)
     ax2.set_xlabel("sampling NFE")
     ax2.set_ylabel("joint MMD$^2$")

@@ -5,7 +5,6 @@
 # %% ../../nbs/core/18_audio.ipynb #cb56658d
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import torch

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 import torch
 
 # %% auto #0

@@ -5,7 +5,6 @@
 # %% ../../nbs/diffusion/02_samplers.ipynb #aa332c6d
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import torch

@@ -13,12 +13,12 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, claim_check, claim_from_bootstrap, claim_not_run, paired_bootstrap_ci, summarize
+from ..core.claims import Claim, claim_check, claim_from_bootstrap, claim_not_run, paired_bootstrap_ci
 from ..core.distances import rbf_mmd2
 from ..core.runtime import local_seed
-from ..diffusion.gaussian import GMM, ring_gmm
+from ..diffusion.gaussian import ring_gmm
 from ..diffusion.samplers import EpsMLP, exact_eps_fn, make_scheduler, model_eps_fn, sample, train_eps
-from .analytic import QuadraticReward, combine_rewards, optimal_eps, tilt_gmm
+from .analytic import QuadraticReward, combine_rewards, tilt_gmm
 from .blend import blend_eps, code_sample, rewarded_soup, rgg_eps
 from .finetune import ClassifierReward, finetune_ir, symmetry_reward
 

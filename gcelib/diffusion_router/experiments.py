@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, claim_check, claim_from_bootstrap, claim_not_run, summarize
+from ..core.claims import claim_check, claim_from_bootstrap, claim_not_run, summarize
 from ..core.runtime import local_seed
 from ..diffusion.digits import train_digits_classifier
 from ..diffusion.samplers import make_scheduler

@@ -13,9 +13,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, claim_check, claim_from_bootstrap, claim_not_run, summarize
+from ..core.claims import claim_check, claim_from_bootstrap, claim_not_run
 from ..core.progress import progress
-from ..core.ranking import auc_seed_summary
 from ..core.runtime import local_seed
 from .data import MolTasksConfig, build_mol_tasks, synthetic_tasks
 from .merge import backbone_task_vectors, merge_task_vectors, merged_state_for_task

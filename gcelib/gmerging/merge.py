@@ -5,7 +5,6 @@
 # %% ../../nbs/gmerging/02_merge.ipynb #a77e4933
 from __future__ import annotations
 
-import torch
 from torch import nn
 
 from ..merging.task_vectors import apply_task_vector, average, is_norm_statistic, task_arithmetic, task_vector, ties

@@ -11,7 +11,6 @@ from torch import nn
 from torch_geometric.loader import DataLoader
 from torch_geometric.utils import to_dense_batch
 
-from ..core.progress import progress
 from ..core.ranking import masked_auc_per_task
 from ..core.runtime import local_seed
 from .models import (NUM_ATOM_TYPE, AdapterBank, BatchContext, GraphClassifier, OwnSurgery,

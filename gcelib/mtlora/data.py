@@ -12,7 +12,6 @@ import torch
 import torch.nn.functional as F
 
 from ..core.progress import progress
-from ..core.runtime import local_seed
 from ..tiny_models.llama import tiny_llama
 
 # %% auto #0

@@ -16,7 +16,7 @@ from scipy.optimize import minimize
 
 from ..core.runtime import local_seed
 from ..merging.task_vectors import apply_task_vector, task_arithmetic, ties
-from .adapters import AdapterSet, MultiLoRAConfig, adapter_param_count, inject_block, inject_component
+from .adapters import AdapterSet, MultiLoRAConfig, inject_block, inject_component
 from .data import answer_logits, exact_match, lm_loss, task_batch
 from .diagnostics import band_alignment, gradient_conflict, task_gradients
 from .routing import routing_entropy

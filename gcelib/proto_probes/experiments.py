@@ -12,13 +12,13 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, claim_check, claim_from_bootstrap, claim_not_run
+from ..core.claims import claim_check, claim_from_bootstrap, claim_not_run
 from ..core.multilabel import macro_map
 from ..core.progress import progress
 from ..core.timing import best_time
 from .encoder import EncoderConfig, encode, pretrain_mae
 from .probes import AttentiveProbe, LinearProbe, PrototypeProbe, probe_memory
-from .synth import AudioData, SynthConfig, make_dataset
+from .synth import SynthConfig, make_dataset
 from .train import ProbeTrainConfig, make_probe, score, train_probe, tune_probe
 
 # %% auto #0
@@ -226,7 +226,6 @@ def sweep_claims(results: pd.DataFrame, cfg: ProtoProbesConfig) -> list:
 # %% ../../nbs/proto_probes/05_experiments.ipynb #0f6fb0c9
 def check_claims(seed: int = 0) -> list:
     "The mechanism's identities, recorded as checks of the implementation."
-    import torch.nn.functional as F
     from sklearn.metrics import average_precision_score
 
     g = torch.Generator().manual_seed(seed)
@@ -304,7 +303,6 @@ def plot_activations(example: dict, grid: tuple, sample_rate: int = 8000, hop: i
     with torch.no_grad():
         s = probe.similarity(X)  # (B, N, J)
     frame_s = hop / sample_rate
-    width = X.shape[1] - 1
     rows = []
     for i in range(min(n_clips, len(X))):
         for c in sorted({c for c, _, _ in data.events[i]})[:3]:

@@ -9,7 +9,6 @@ import itertools
 import math
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 

@@ -12,7 +12,7 @@ import pandas as pd
 import torch
 
 from ..merging.task_vectors import apply_task_vector, conflict_norm, cosine, flatten, sign_conflict_ratio, unflatten
-from .tasks import make_prompts, sequences
+from .tasks import sequences
 
 # %% auto #0
 __all__ = ['relative_drop', 'gain_retention', 'late_growth', 'window_means', 'geometry_table', 'random_direction_like',

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, claim_check, claim_from_bootstrap, claim_not_run, summarize
+from ..core.claims import Claim, claim_check, claim_from_bootstrap, claim_not_run
 from ..core.progress import progress
 from ..merging.task_vectors import (apply_task_vector, average, dare, pairwise_merges, task_arithmetic,
                                          task_vector, ties)

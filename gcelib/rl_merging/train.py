@@ -11,7 +11,6 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
-from ..merging.task_vectors import flatten, task_vector
 from .tasks import ANSWER_LEN, PROMPT_LEN, make_prompts, mixture_batch, reward, sequences
 from .theory import ADVANTAGE_MODES, clipped_surrogate, group_advantages
 

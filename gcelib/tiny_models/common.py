@@ -5,7 +5,6 @@
 # %% ../../nbs/tiny_models/00_common.ipynb #8459fca0
 from __future__ import annotations
 
-import torch
 from torch import nn
 
 # %% auto #0

@@ -5,7 +5,6 @@
 # %% ../../nbs/tiny_models/01_gpt2.ipynb #edbcb4d5
 from __future__ import annotations
 
-import torch
 from transformers import GPT2Config, GPT2LMHeadModel
 
 from ..core.runtime import local_seed

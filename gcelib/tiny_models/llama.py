@@ -5,7 +5,6 @@
 # %% ../../nbs/tiny_models/02_llama.ipynb #991ab17f
 from __future__ import annotations
 
-import torch
 from transformers import LlamaConfig, LlamaForCausalLM
 
 from ..core.runtime import local_seed

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, claim_check, claim_from_bootstrap, claim_from_seeds, claim_not_run, summarize, verdict_from_checks
+from ..core.claims import Claim, claim_from_bootstrap, claim_from_seeds, claim_not_run, summarize, verdict_from_checks
 from ..core.progress import progress
 from .conflict import (CAGradUpdater, GroupUpdater, JointUpdater, PCGradUpdater, conflict_stats)
 from .morph import cluster_groups, fgw_matrix, robot_graph

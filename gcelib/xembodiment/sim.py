@@ -5,7 +5,7 @@
 # %% ../../nbs/xembodiment/01_linkworld.ipynb #cbb99f3b
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import torch

@@ -5,11 +5,9 @@
 # %% ../../nbs/swerank/06_reranker.ipynb #0d8f64b2
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import dataclass
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 from tokenizers import Tokenizer

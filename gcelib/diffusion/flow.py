@@ -178,9 +178,16 @@ def euler_invert(
     v_fn: Callable,  # v_fn(x, t, k) -> velocity
     x0: torch.Tensor,  # the clean sample at ts[-1] = 0
     ts: torch.Tensor,  # descending grid from flow_timesteps
+    fixed_point: int = 0,  # extra substitution iterations per step (0: the explicit step)
 ) -> list[torch.Tensor]:
     "Invert with Euler steps up the grid; return the trajectory [x_{t_0}, ..., x_{t_n} = x0]."
+    if isinstance(fixed_point, bool) or not isinstance(fixed_point, int) or fixed_point < 0:
+        raise ValueError(f"fixed_point must be a non-negative integer, got {fixed_point!r}")
     traj = [x0]
     for k in range(len(ts) - 2, -1, -1):
-        traj.insert(0, traj[0] + float(ts[k] - ts[k + 1]) * v_fn(traj[0], float(ts[k]), k))
+        h = float(ts[k] - ts[k + 1])
+        x = traj[0] + h * v_fn(traj[0], float(ts[k]), k)
+        for _ in range(fixed_point):
+            x = traj[0] + h * v_fn(x, float(ts[k]), k)
+        traj.insert(0, x)
     return traj

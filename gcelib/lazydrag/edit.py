@@ -34,6 +34,7 @@ class EditConfig:
     implicit: bool = False  # implicit (attention-similarity) matching instead of the explicit map
     kv_share: bool = False  # FastDrag-analogue K/V sharing
     trans_width: int = 1  # transition band width in tokens
+    inv_iters: int = 2  # fixed-point iterations per inversion step (flow.euler_invert)
 
 
 LAZYDRAG = EditConfig()
@@ -80,6 +81,7 @@ def invert(
     caption: np.ndarray,  # (L,) caption ids
     steps: int,  # full-strength steps
     strength: float = 1.0,  # inversion strength s
+    fixed_point: int = 2,  # fixed-point iterations per step
 ) -> tuple[torch.Tensor, dict]:
     "Invert an image to t = s, caching Q, K, V (pre-RoPE) and outputs of every step and single-stream layer."
     c = _control(model)
@@ -91,7 +93,7 @@ def invert(
         return model(x, t, cap)
 
     ts = flow_timesteps(steps, strength)
-    traj = euler_invert(v_fn, pack(torch.as_tensor(image)[None], model.config.patch), ts)
+    traj = euler_invert(v_fn, pack(torch.as_tensor(image)[None], model.config.patch), ts, fixed_point)
     c.mode = "off"
     return traj[0], c.cache
 
@@ -118,7 +120,8 @@ def drag_edit(
     if not isinstance(cfg, EditConfig):
         raise TypeError(f"cfg must be an EditConfig, got {type(cfg).__name__}")
     image, caption = render(task.source, task.size)[0], task.source.caption()
-    z_T, cache = inversion if inversion is not None else invert(model, image, caption, cfg.steps, cfg.strength)
+    z_T, cache = inversion if inversion is not None else invert(model, image, caption, cfg.steps, cfg.strength,
+                                                                         cfg.inv_iters)
     P, s, e = token_geometry(task, model.config.patch)
     cmap = correspondence(P, s, e, task.mode, task.r, cfg.fusion, cfg.trans_width)
     W = P.shape[1]
@@ -156,9 +159,10 @@ def reconstruct(
     caption: np.ndarray,  # (L,)
     steps: int,  # full-strength steps
     strength: float = 1.0,  # inversion strength
+    fixed_point: int = 2,  # fixed-point iterations per inversion step
 ) -> np.ndarray:
     "Invert and resample without controls: the model's round trip (3, S, S)."
-    z_T, _ = invert(model, image, caption, steps, strength)
+    z_T, _ = invert(model, image, caption, steps, strength, fixed_point)
     cap = torch.as_tensor(np.asarray(caption))[None]
     out = euler_sample(lambda x, t, k: model(x, t, cap), z_T, flow_timesteps(steps, strength))
     return unpack(out, image.shape[-1], model.config.patch)[0].clamp(-1, 1).numpy()

@@ -12,16 +12,16 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, claim_from_bootstrap, claim_not_run
+from ..core.claims import Claim, claim_check, claim_from_bootstrap, claim_not_run
 from ..core.progress import progress
 from ..diffusion.flow import TinyFluxConfig
-from .edit import METHODS, copy_paste, drag_edit, invert, train_shapes_model
+from .edit import METHODS, copy_paste, drag_edit, invert, reconstruct, train_shapes_model
 from .metrics import edit_metrics
 from .shapes import make_tasks, render
 
 # %% auto #0
-__all__ = ['PRESETS', 'LazyDragExperimentConfig', 'method_configs', 'train_model', 'run_edits', 'make_claims', 'not_run_claims',
-           'summary_table', 'plot_metrics']
+__all__ = ['PRESETS', 'LazyDragExperimentConfig', 'method_configs', 'train_model', 'run_edits', 'make_claims', 'zero_drag_checks',
+           'not_run_claims', 'summary_table', 'plot_metrics']
 
 # %% ../../nbs/lazydrag/06_experiments.ipynb #537b02f1
 @dataclass
@@ -91,10 +91,11 @@ def run_edits(
         inversions = {}
         for name, ec in configs.items():
             t0 = time.perf_counter()
-            if ec.strength not in inversions:
-                inversions[ec.strength] = invert(model, image, caption, ec.steps, ec.strength)
+            key = (ec.strength, ec.inv_iters)
+            if key not in inversions:
+                inversions[key] = invert(model, image, caption, ec.steps, ec.strength, ec.inv_iters)
             g = torch.Generator().manual_seed(seed * 100_003 + j)  # the same inpainting noise for every method
-            out = drag_edit(model, task, ec, g, inversions[ec.strength])
+            out = drag_edit(model, task, ec, g, inversions[key])
             timing[name] += time.perf_counter() - t0
             rows.append({"seed": seed, "task": j, "family": task.family, "method": name, **edit_metrics(out, task)})
             if j < keep_images:
@@ -176,7 +177,35 @@ def make_claims(
     claims.append(c)
     return claims
 
-# %% ../../nbs/lazydrag/06_experiments.ipynb #6cb1643b
+# %% ../../nbs/lazydrag/06_experiments.ipynb #1182e98a
+def zero_drag_checks(
+    model,  # the trained CaptionFlux
+    cfg: LazyDragExperimentConfig,  # the run's settings
+    n: int = 8,  # tasks
+) -> tuple[dict, list[Claim]]:
+    "PSNR of zero-drag edits against the reconstruction, and the checks (> 35 dB) as claims."
+    tasks = make_tasks(n, 999, cfg.image_size)
+    variants = {"bg_only": replace(METHODS["lazydrag"], id_pres=False, refine=False),
+                "kv_share_only": replace(METHODS["lazydrag"], bg_pres=False, id_pres=False, refine=False, kv_share=True),
+                "lazydrag": METHODS["lazydrag"]}
+    psnr = lambda a, b: 10 * np.log10(4 / max(float(np.mean((a - b) ** 2)), 1e-12))
+    res = {k: [] for k in ["round_trip", *variants]}
+    for j, t in enumerate(tasks):
+        zero = replace(t, e=t.s.copy(), r=None if t.r is None else np.ones(2))
+        img = render(t.source, t.size)[0]
+        rec = reconstruct(model, img, t.source.caption(), cfg.steps, 1.0, METHODS["lazydrag"].inv_iters)
+        res["round_trip"].append(psnr(rec, img))
+        for name, ec in variants.items():
+            out = drag_edit(model, zero, replace(ec, steps=cfg.steps, t_act=cfg.t_act), torch.Generator().manual_seed(j))
+            res[name].append(psnr(out, rec))
+    means = {k: float(np.mean(v)) for k, v in res.items()}
+    claims = [claim_check(f"Zero drag reconstructs: {name}", "zero drag = reconstruction (issue: > 35 dB)",
+                          f"{means[name]:.1f} dB to the reconstruction (mean of {n}; round trip to the source "
+                          f"{means['round_trip']:.1f} dB)", means[name] > 35, "mean PSNR > 35 dB")
+              for name in variants]
+    return means, claims
+
+# %% ../../nbs/lazydrag/06_experiments.ipynb #24346346
 def not_run_claims() -> list[Claim]:
     "The paper's claims that cannot run offline or at this scale, with the reason."
     why = "needs FLUX.1 Krea-dev (no pretrained MM-DiT offline) and DragBench with DIFT tracking (SD-2.1 weights)"
@@ -188,7 +217,7 @@ def not_run_claims() -> list[Claim]:
             claim_not_run("Runtime and memory (Table 6)", "14.10 s / 62 GB (default), 4.31 s (optimized), FastDrag 4.21 s",
                           "91_benchmark was cut for time; the cache size is logged by 90_experiment")]
 
-# %% ../../nbs/lazydrag/06_experiments.ipynb #1182e98a
+# %% ../../nbs/lazydrag/06_experiments.ipynb #b422b030
 def summary_table(
     df: pd.DataFrame,  # rows of run_edits
 ) -> pd.DataFrame:

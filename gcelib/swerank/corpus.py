@@ -120,5 +120,8 @@ def docstring_pairs(
             continue
         for f in fns:
             if len(f["doc"].split()) >= min_words:
-                pairs.append((f["doc"], strip_docstring(f["code"])))
+                try:
+                    pairs.append((f["doc"], strip_docstring(f["code"])))
+                except SyntaxError:  # a body that dedent cannot isolate (a string literal at column 0)
+                    continue
     return pairs

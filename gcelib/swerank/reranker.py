@@ -36,6 +36,7 @@ class RerankerConfig:
     lr: float = 1e-3  # AdamW learning rate
     epochs: float = 3.0  # passes over the training instances
     weight_decay: float = 0.01  # AdamW weight decay
+    positions: int = 256  # position table (>= max_query + max_code)
 
 
 class ListwiseReranker(nn.Module):
@@ -47,11 +48,16 @@ class ListwiseReranker(nn.Module):
         with torch.random.fork_rng():
             torch.manual_seed(seed)
             self.encoder = TextEncoder(tiny_bert(tok.get_vocab_size(), cfg.n_layer, cfg.hidden, cfg.n_head,
-                                                 cfg.max_query + cfg.max_code), normalize=False)
+                                                 cfg.positions), normalize=False)
             self.slots = nn.Embedding(cfg.window, cfg.hidden)
             layer = nn.TransformerEncoderLayer(cfg.hidden, cfg.n_head, 4 * cfg.hidden, dropout=0.0, batch_first=True)
             self.lister = nn.TransformerEncoder(layer, cfg.list_layers, enable_nested_tensor=False)
             self.head = nn.Linear(cfg.hidden, 1)
+
+    def init_encoder(self, encoder: TextEncoder) -> "ListwiseReranker":
+        "Start the cross-encoder from a trained encoder of the same shape (the reranker's pretrained initialisation)."
+        self.encoder.bert.load_state_dict(encoder.bert.state_dict())
+        return self
 
     def candidates(self, issue: str, codes: list) -> torch.Tensor:  # -> (C, d)
         "Embed each [issue ; candidate] pair."

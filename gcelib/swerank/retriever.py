@@ -67,6 +67,7 @@ class RetrieverConfig:
     lr: float = 1e-3  # AdamW learning rate
     epochs: float = 4.0  # passes over the examples (fractional allowed)
     weight_decay: float = 0.01  # AdamW weight decay
+    positions: int = 256  # P, position table (>= both lengths; a cross-encoder of the same size can reuse the weights)
 
 
 def function_text(fn: dict) -> str:
@@ -78,9 +79,11 @@ class Retriever:
     "A tokenizer and one bi-encoder tower."
 
     def __init__(self, tok: Tokenizer, cfg: RetrieverConfig, seed: int = 0):  # seed: initialisation
+        if cfg.positions < max(cfg.max_query, cfg.max_code):
+            raise ValueError(f"positions must be >= max_query and max_code, got {cfg.positions}")
         self.tok, self.cfg = tok, cfg
         self.encoder = TextEncoder(tiny_bert(tok.get_vocab_size(), cfg.n_layer, cfg.hidden, cfg.n_head,
-                                             max(cfg.max_query, cfg.max_code), seed=seed))
+                                             cfg.positions, seed=seed))
 
     def encode(self, texts: list, kind: str) -> torch.Tensor:  # kind: query | code -> (B, d), with gradients
         "Embed texts as queries or code."

@@ -221,7 +221,7 @@ def run_experiment(cfg: SweRankConfig, device: str = "cpu") -> dict:
             _rows(rows, seed, f"K={K or 'none'}", "issue", per_issue(rank_records(model, test), test))
         order = random.Random(seed).sample(range(len(kept)), len(kept))  # nested subsets
         for frac in cfg.fractions:
-            sub = [kept[i] for i in sorted(order[: max(cfg.batch_size, int(round(frac * len(kept))))])]
+            sub = [kept[i] for i in sorted(order[: max(2, int(round(frac * len(kept))))])]
             model, _ = finetune(P, sub, cfg, seed)
             _rows(rows, seed, f"frac={frac:g}", "issue", per_issue(rank_records(model, test), test))
     return {"results": pd.DataFrame(rows), "filter": filt, "losses": losses, "n_train": len(train),

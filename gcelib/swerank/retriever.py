@@ -113,13 +113,14 @@ def train_retriever(
         raise ValueError(f"every example needs at least n_neg={cfg.n_neg} negatives")
     g = torch.Generator().manual_seed(seed)
     opt = torch.optim.AdamW(model.encoder.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    n_steps = max(1, int(round(cfg.epochs * len(examples) / cfg.batch_size)))
+    N = min(cfg.batch_size, len(examples))  # a batch never repeats an example
+    n_steps = max(1, int(round(cfg.epochs * len(examples) / N)))
     order, losses = [], []
     model.encoder.train()
     for _ in range(n_steps):
-        if len(order) < cfg.batch_size:
-            order += torch.randperm(len(examples), generator=g).tolist()
-        batch, order = [examples[i] for i in order[: cfg.batch_size]], order[cfg.batch_size:]
+        if len(order) < N:
+            order = torch.randperm(len(examples), generator=g).tolist()  # a new epoch (the remainder is dropped)
+        batch, order = [examples[i] for i in order[:N]], order[N:]
         N, M = len(batch), cfg.n_neg
         q = model.encode([b[0] for b in batch], "query")  # (N, d)
         docs = model.encode([b[1] for b in batch] + [n for b in batch for n in b[2][:M]], "code")  # (N + N M, d)

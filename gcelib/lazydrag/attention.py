@@ -77,6 +77,7 @@ class AttnControl:
     t_act: int = 0  # active steps of ID Pres. and Attn Refine
     kv_share: bool = False  # FastDrag-analogue: all image keys and values from the cache
     implicit: torch.Tensor | None = None  # (m,) source candidates for implicit matching (replaces id_src/ref_src)
+    agreement: list = field(default_factory=list)  # per call: fraction of implicit matches equal to the explicit M
 
     def cache_bytes(self) -> int:
         "Memory held by the cache, in bytes."
@@ -117,6 +118,8 @@ class LazyDragAttnProcessor:
                 k[0, L:], v[0, L:] = k_bar, v_bar
             if active and c.implicit is not None and c.ref_dst is not None:  # matched on the pre-RoPE keys
                 ref_src = _implicit_match(k[0, L:], k_bar, c.ref_dst, c.implicit)
+                if c.ref_src is not None and len(ref_src):  # a diagnostic: how often implicit = explicit
+                    c.agreement.append(float((ref_src == c.ref_src).float().mean()))
             if active and c.id_dst is not None:  # ID Pres. (Eq. 4-6): source keys re-encoded at x
                 src = c.id_src if c.implicit is None else _implicit_match(k[0, L:], k_bar, c.id_dst, c.implicit)
                 rope_x = tuple(f[L + c.id_dst] for f in image_rotary_emb)

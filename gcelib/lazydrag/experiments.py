@@ -95,9 +95,12 @@ def run_edits(
             if key not in inversions:
                 inversions[key] = invert(model, image, caption, ec.steps, ec.strength, ec.inv_iters)
             g = torch.Generator().manual_seed(seed * 100_003 + j)  # the same inpainting noise for every method
+            model.lazydrag_control.agreement = []
             out = drag_edit(model, task, ec, g, inversions[key])
             timing[name] += time.perf_counter() - t0
-            rows.append({"seed": seed, "task": j, "family": task.family, "method": name, **edit_metrics(out, task)})
+            agree = model.lazydrag_control.agreement
+            rows.append({"seed": seed, "task": j, "family": task.family, "method": name, **edit_metrics(out, task),
+                         "implicit_agree": float(np.mean(agree)) if agree else float("nan")})
             if j < keep_images:
                 images.setdefault(name, []).append(out)
         cp = copy_paste(task)
@@ -214,8 +217,8 @@ def not_run_claims() -> list[Claim]:
             claim_not_run("User study (Table 2)", "63.67 ± 16 % preference", "needs 32 human experts"),
             claim_not_run("Text-guided drag edits (open mouth + 'tennis ball')", "qualitative (Fig. 1, 7)",
                           "a 0.4 M-parameter model with two-token captions cannot generate new objects"),
-            claim_not_run("Runtime and memory (Table 6)", "14.10 s / 62 GB (default), 4.31 s (optimized), FastDrag 4.21 s",
-                          "91_benchmark was cut for time; the cache size is logged by 90_experiment")]
+            claim_not_run("Runtime and memory at FLUX scale (Table 6)", "14.10 s / 62 GB (default), 4.31 s / 49 GB (optimized), "
+                          "FastDrag 4.21 s", "no FLUX model or H800; the tiny model's time ratios are in 91_benchmark")]
 
 # %% ../../nbs/lazydrag/06_experiments.ipynb #b422b030
 def summary_table(
@@ -223,6 +226,7 @@ def summary_table(
 ) -> pd.DataFrame:
     "Mean of every metric per method (NaN-aware), in a fixed order."
     cols = ["md", "found", "iou", "bg_psnr", "ghost", "psnr", "mouth_err", "width_err"]
+    cols += ["implicit_agree"] if "implicit_agree" in df else []
     table = df.groupby("method")[cols].mean()
     first = ["lazydrag", "fastdrag", "implicit", "-wta-init", "-wta-init-bg", "-wta-init-bg-id+implicit", "average",
              "nearest-fill"]

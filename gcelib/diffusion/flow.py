@@ -146,7 +146,7 @@ def train_flow(
         opt.zero_grad()
         loss.backward()
         opt.step()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
     return losses
 
 # %% ../../nbs/diffusion/04_flow.ipynb #0d0b6ded

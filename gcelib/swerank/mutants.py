@@ -147,11 +147,12 @@ _HEADER = re.compile(r"^(FAIL|ERROR): (\S+) \((\S+)\)", re.M)
 
 
 def normalize_report(text: str, tmp: str | None = None) -> str:
-    "Normalise paths to Lib/..., blank memory addresses and strip trailing spaces."
+    "Normalise paths to Lib/..., blank memory addresses and process ids, strip trailing spaces."
     text = text.replace(str(stdlib_root()) + "/", "Lib/")
     if tmp:
         text = text.replace(str(tmp) + "/", "Lib/")
     text = re.sub(r"0x[0-9a-fA-F]{6,}", "0x...", text)
+    text = re.sub(r"@test_\d+_tmp", "@test_tmp", text)  # test.support's TESTFN holds the process id
     return "\n".join(l.rstrip() for l in text.splitlines())
 
 
@@ -169,6 +170,7 @@ def run_tests(
             if "/" in path and not (Path(tmp) / top).exists():
                 shutil.copytree(stdlib_root() / top, Path(tmp) / top)
             (Path(tmp) / path).write_text(source, encoding="utf-8")
+        (Path(tmp) / "sitecustomize.py").write_text("import random\nrandom.seed(0)\n")  # tests that draw data
         env = {**os.environ, "PYTHONPATH": tmp, "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
         t0 = time.perf_counter()
         try:

@@ -170,11 +170,14 @@ def latent_init(
     cmap: CorrespondenceMap,  # the map
     generator: torch.Generator | None = None,  # CPU generator of the inpainting noise
     fill: str = "gaussian",  # "gaussian" (LazyDrag) or "nearest" (FastDrag-style)
+    t: float = 1.0,  # the start time of z (the inversion strength s): the fill's noise level
 ) -> torch.Tensor:
     "Rearrange z_T by the map: copy sources to destinations, fill the vacated cells."
     H, W = cmap.region.shape
     if z.ndim != 2 or z.shape[0] != H * W:
         raise ValueError(f"z must be (H*W, D) = ({H * W}, D), got {tuple(z.shape)}")
+    if not 0 < t <= 1:
+        raise ValueError(f"t must be in (0, 1], got {t!r}")
     if fill not in ("gaussian", "nearest"):
         raise ValueError(f"fill must be 'gaussian' or 'nearest', got {fill!r}")
     region = torch.as_tensor(cmap.region.ravel())
@@ -184,7 +187,9 @@ def latent_init(
     out[torch.as_tensor(dst)] = z[torch.as_tensor(src[:, 0] * W + src[:, 1])]
     inp = torch.nonzero(region == INP).ravel()
     if fill == "gaussian":
-        out[inp] = torch.randn(len(inp), z.shape[1], generator=generator).to(z)
+        bg = torch.nonzero(region == BG).ravel()
+        mean = z[bg].mean(0) if t < 1 and len(bg) else torch.zeros(z.shape[1], dtype=z.dtype)  # (1 - t) x0_bg
+        out[inp] = mean + t * torch.randn(len(inp), z.shape[1], generator=generator).to(z)
     elif len(inp):
         cells = np.stack(np.divmod(np.arange(H * W), W), 1)  # (H*W, 2)
         keep = np.flatnonzero(cmap.region.ravel() != INP)

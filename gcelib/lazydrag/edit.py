@@ -10,14 +10,16 @@ from dataclasses import dataclass, replace
 import numpy as np
 import torch
 
+from ..core.runtime import local_seed
+
 from ..diffusion.flow import CaptionFlux, TinyFluxConfig, euler_invert, euler_sample, flow_timesteps, pack, train_flow, unpack
 from .attention import AttnControl, install_processors
 from .correspondence import BG, DST, TRANS, correspondence, latent_init
 from .shapes import DragTask, render, training_images
 
 # %% auto #0
-__all__ = ['LAZYDRAG', 'METHODS', 'EditConfig', 'train_shapes_model', 'invert', 'token_geometry', 'drag_edit', 'reconstruct',
-           'copy_paste']
+__all__ = ['LAZYDRAG', 'METHODS', 'EditConfig', 'train_shapes_model', 'InversionCache', 'invert', 'token_geometry', 'drag_edit',
+           'reconstruct', 'copy_paste']
 
 # %% ../../nbs/lazydrag/05_edit.ipynb #eea3c059
 @dataclass
@@ -62,8 +64,8 @@ def train_shapes_model(
     "Train a CaptionFlux on ShapesDrag scenes; return it (in eval mode) and its losses."
     imgs, caps = training_images(n_images, seed + 10_000, config.image_size)
     g = torch.Generator().manual_seed(seed)
-    torch.manual_seed(seed)
-    model = CaptionFlux(config)
+    with local_seed(seed):
+        model = CaptionFlux(config)
     losses = train_flow(model, pack(torch.as_tensor(imgs), config.patch), torch.as_tensor(caps), steps, batch_size, lr, g)
     return model.eval(), losses
 
@@ -74,6 +76,12 @@ def _control(model: CaptionFlux) -> AttnControl:
     return model.lazydrag_control
 
 
+class InversionCache(dict):
+    "The cache of one inversion, (step, layer) -> (q, k, v, y), with the steps and strength it was made at."
+    steps: int = 0
+    strength: float = 0.0
+
+
 @torch.no_grad()
 def invert(
     model: CaptionFlux,  # the velocity model
@@ -82,11 +90,12 @@ def invert(
     steps: int,  # full-strength steps
     strength: float = 1.0,  # inversion strength s
     fixed_point: int = 2,  # fixed-point iterations per step
-) -> tuple[torch.Tensor, dict]:
+) -> tuple[torch.Tensor, InversionCache]:
     "Invert an image to t = s, caching Q, K, V (pre-RoPE) and outputs of every step and single-stream layer."
     c = _control(model)
     cap = torch.as_tensor(np.asarray(caption))[None]
-    c.mode, c.cache, c.txt_len = "cache", {}, cap.shape[1]
+    c.mode, c.cache, c.txt_len = "cache", InversionCache(), cap.shape[1]
+    c.cache.steps, c.cache.strength = steps, strength
 
     def v_fn(x, t, k):
         c.step = k
@@ -94,6 +103,8 @@ def invert(
 
     ts = flow_timesteps(steps, strength)
     traj = euler_invert(v_fn, pack(torch.as_tensor(image)[None], model.config.patch), ts, fixed_point)
+    for k in range(len(ts) - 1):  # cache at the returned states, not at the last fixed-point iterate's input
+        v_fn(traj[k], float(ts[k]), k)
     c.mode = "off"
     return traj[0], c.cache
 
@@ -120,6 +131,10 @@ def drag_edit(
     if not isinstance(cfg, EditConfig):
         raise TypeError(f"cfg must be an EditConfig, got {type(cfg).__name__}")
     image, caption = render(task.source, task.size)[0], task.source.caption()
+    if inversion is not None:
+        made = (getattr(inversion[1], "steps", None), getattr(inversion[1], "strength", None))
+        if made != (cfg.steps, cfg.strength):
+            raise ValueError(f"inversion was made with (steps, strength) = {made}, cfg has {(cfg.steps, cfg.strength)}")
     z_T, cache = inversion if inversion is not None else invert(model, image, caption, cfg.steps, cfg.strength,
                                                                          cfg.inv_iters)
     P, s, e = token_geometry(task, model.config.patch)
@@ -138,7 +153,7 @@ def drag_edit(
     c.ref_A = torch.as_tensor(cmap.A.ravel()[dst.numpy()], dtype=torch.float32)
     c.t_act, c.kv_share = round(cfg.t_act * (len(ts) - 1)), cfg.kv_share
     c.implicit = flat(P) if cfg.implicit else None
-    z_hat = latent_init(z_T[0], cmap, generator, cfg.fill)[None]
+    z_hat = latent_init(z_T[0], cmap, generator, cfg.fill, float(ts[0]))[None]
     cap = torch.as_tensor(caption)[None]
 
     def v_fn(x, t, k):

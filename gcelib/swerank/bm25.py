@@ -55,6 +55,8 @@ class BM25:
 
     def scores(self, query: list) -> np.ndarray:  # query: tokens -> (N,) scores
         "Return the BM25 score of the query against every document."
+        if isinstance(query, str):
+            raise TypeError("query must be a list of tokens, got a str (tokenize it with code_tokens)")
         norm = self.k1 * (1 - self.b + self.b * self.len / self.avgdl)  # (N,)
         out = np.zeros(len(self.tf))
         for t in query:
@@ -71,6 +73,8 @@ def bm25_rank(
     top_n: int | None = None,  # keep the top n; None: all
 ) -> list:
     "Return, per issue, the function ids ranked by BM25 (ties broken by corpus order)."
+    if top_n is not None and (isinstance(top_n, bool) or not isinstance(top_n, int) or top_n < 1):
+        raise ValueError(f"top_n must be a positive integer or None, got {top_n!r}")
     if not functions:
         raise ValueError("functions must be a non-empty list of function records")
     index = BM25([code_tokens(" ".join(f["parts"]) + " " + f["code"]) for f in functions])

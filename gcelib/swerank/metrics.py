@@ -75,6 +75,8 @@ def targets(
         gt = set(gt)
         if not gt:
             raise ValueError(f"gts[{b}] is empty: an issue must have a ground-truth location")
+        if len(set(ranking)) != len(ranking):
+            raise ValueError(f"rankings[{b}] has duplicate ids: deduplicate it (order-preserving) first")
         y_star[b, : min(len(gt), max_k)] = 1
         for i, loc in enumerate(list(ranking)[:max_k]):
             y[b, i] = loc in gt

@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from tokenizers import Tokenizer
 from torch import nn
 
+from ..core.runtime import local_seed
 from .retriever import encode_texts
 from ..tiny_models.encoder import TextEncoder, tiny_bert
 
@@ -44,9 +45,11 @@ class ListwiseReranker(nn.Module):
 
     def __init__(self, tok: Tokenizer, cfg: RerankerConfig, seed: int = 0):  # seed: initialisation
         super().__init__()
+        if cfg.positions < cfg.max_query + cfg.max_code:
+            raise ValueError(f"positions must be >= max_query + max_code = {cfg.max_query + cfg.max_code}, "
+                             f"got {cfg.positions}")
         self.tok, self.cfg = tok, cfg
-        with torch.random.fork_rng():
-            torch.manual_seed(seed)
+        with local_seed(seed):
             self.encoder = TextEncoder(tiny_bert(tok.get_vocab_size(), cfg.n_layer, cfg.hidden, cfg.n_head,
                                                  cfg.positions), normalize=False)
             self.slots = nn.Embedding(cfg.window, cfg.hidden)
@@ -172,6 +175,8 @@ def rerank(
     top_n: int = 50,  # N, how many are reranked
 ) -> tuple[list, int]:
     "Return (the reranked ids, window calls); each of the top N candidates is encoded once."
+    if isinstance(top_n, bool) or not isinstance(top_n, int) or top_n < 1:
+        raise ValueError(f"top_n must be a positive integer, got {top_n!r}")
     model.eval()
     head = list(ranking[:top_n])
     vecs = model.candidates(issue, [texts[i] for i in head])  # (N, d), cached

@@ -11,11 +11,11 @@ import numpy as np
 import torch
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 
-from ..tiny_models.encoder import TextEncoder, info_nce, tiny_bert
+from ..tiny_models.encoder import TextEncoder, info_nce_logits, tiny_bert
 
 # %% auto #0
-__all__ = ['SPECIALS', 'train_tokenizer', 'encode_texts', 'RetrieverConfig', 'function_text', 'Retriever', 'train_retriever',
-           'rank_functions', 'mine_negatives', 'consistency_filter']
+__all__ = ['SPECIALS', 'train_tokenizer', 'encode_texts', 'RetrieverConfig', 'function_text', 'Retriever', 'masked_info_nce',
+           'train_retriever', 'rank_functions', 'mine_negatives', 'consistency_filter']
 
 # %% ../../nbs/swerank/05_retriever.ipynb #d516b2c8
 SPECIALS = ["[PAD]", "[UNK]"]  # id 0 pads
@@ -100,17 +100,39 @@ class Retriever:
         return torch.cat([self.encode(texts[i:i + chunk], kind).cpu() for i in range(0, len(texts), chunk)])
 
 # %% ../../nbs/swerank/05_retriever.ipynb #5592c33e
+def masked_info_nce(
+    q: torch.Tensor,  # (N, d) query embeddings
+    pos: torch.Tensor,  # (N, d) positives
+    neg: torch.Tensor,  # (N, M, d) hard negatives
+    groups: list | None = None,  # issue id per row; None: all distinct
+    temperature: float = 1.0,  # tau
+) -> torch.Tensor:
+    "InfoNCE over N(M+1) logits, where another row's positive of the same issue is no negative (masked)."
+    z = info_nce_logits(q, pos, neg, temperature)  # (N, N(M+1))
+    if groups is not None:
+        if len(groups) != q.shape[0]:
+            raise ValueError(f"groups must have one entry per row, got {len(groups)} for {q.shape[0]}")
+        code = {x: i for i, x in enumerate(dict.fromkeys(groups))}
+        g = torch.tensor([code[x] for x in groups])
+        same = (g[:, None] == g[None, :]) & ~torch.eye(len(groups), dtype=torch.bool)  # (N, N) other same-issue rows
+        z = torch.cat([z[:, : len(groups)].masked_fill(same.to(z.device), float("-inf")), z[:, len(groups):]], 1)
+    return torch.nn.functional.cross_entropy(z, torch.arange(q.shape[0], device=z.device))
+
+
 def train_retriever(
     model: Retriever,  # the bi-encoder to train in place
     examples: list,  # (query, positive text, [negative texts]) triples
     cfg: RetrieverConfig,  # batch size, M, epochs, lr, temperature
     seed: int = 0,  # shuffling seed
+    groups: list | None = None,  # issue id per example: same-issue positives are masked (None: all distinct)
 ) -> list:
     "Train with InfoNCE over N(M+1) logits; return the loss per step."
     if not examples:
         raise ValueError("examples must not be empty")
     if any(len(e[2]) < cfg.n_neg for e in examples):
         raise ValueError(f"every example needs at least n_neg={cfg.n_neg} negatives")
+    if groups is not None and len(groups) != len(examples):
+        raise ValueError(f"groups must have one entry per example, got {len(groups)} for {len(examples)}")
     g = torch.Generator().manual_seed(seed)
     opt = torch.optim.AdamW(model.encoder.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     N = min(cfg.batch_size, len(examples))  # a batch never repeats an example
@@ -120,11 +142,13 @@ def train_retriever(
     for _ in range(n_steps):
         if len(order) < N:
             order = torch.randperm(len(examples), generator=g).tolist()  # a new epoch (the remainder is dropped)
-        batch, order = [examples[i] for i in order[:N]], order[N:]
+        idx, order = order[:N], order[N:]
+        batch = [examples[i] for i in idx]
         N, M = len(batch), cfg.n_neg
         q = model.encode([b[0] for b in batch], "query")  # (N, d)
         docs = model.encode([b[1] for b in batch] + [n for b in batch for n in b[2][:M]], "code")  # (N + N M, d)
-        loss = info_nce(q, docs[:N], docs[N:].reshape(N, M, docs.shape[1]), cfg.temperature)
+        loss = masked_info_nce(q, docs[:N], docs[N:].reshape(N, M, docs.shape[1]),
+                               None if groups is None else [groups[i] for i in idx], cfg.temperature)
         opt.zero_grad()
         loss.backward()
         opt.step()

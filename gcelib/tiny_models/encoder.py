@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from torch import nn
 from transformers import BertConfig, BertModel
 
-from ..core.runtime import local_seed
+from .common import check_sizes, init_seeded
 
 # %% auto #0
 __all__ = ['tiny_bert', 'mean_pool', 'TextEncoder', 'info_nce_logits', 'info_nce']
@@ -26,10 +26,8 @@ def tiny_bert(
     dropout: float = 0.0,  # hidden and attention dropout
 ) -> BertModel:
     "Build a randomly initialised BERT encoder (no pooler) from a small config."
-    for name, value, low in [("vocab_size", vocab_size, 2), ("n_layer", n_layer, 1), ("hidden", hidden, 1),
-                             ("n_head", n_head, 1), ("max_len", max_len, 1)]:
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    check_sizes({"vocab_size": (vocab_size, 2), "n_layer": (n_layer, 1), "hidden": (hidden, 1), "n_head": (n_head, 1),
+                 "max_len": (max_len, 1)})
     if hidden % n_head:
         raise ValueError(f"hidden={hidden} must be a multiple of n_head={n_head}")
     if not 0.0 <= dropout < 1.0:
@@ -38,10 +36,7 @@ def tiny_bert(
                         num_attention_heads=n_head, intermediate_size=4 * hidden, max_position_embeddings=max_len,
                         hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout, pad_token_id=0,
                         type_vocab_size=2)
-    if seed is None:
-        return BertModel(config, add_pooling_layer=False)
-    with local_seed(seed):
-        return BertModel(config, add_pooling_layer=False)
+    return init_seeded(lambda: BertModel(config, add_pooling_layer=False), seed)
 
 # %% ../../nbs/tiny_models/04_encoder.ipynb #f3de192a
 def mean_pool(

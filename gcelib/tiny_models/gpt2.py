@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from transformers import GPT2Config, GPT2LMHeadModel
 
-from ..core.runtime import local_seed
+from .common import check_sizes, init_seeded
 
 # %% auto #0
 __all__ = ['tiny_gpt2']
@@ -25,10 +25,8 @@ def tiny_gpt2(
     eos_token_id: int | None = None,  # None: vocab_size - 1
 ) -> GPT2LMHeadModel:
     "Build a randomly initialised GPT-2 language model from a small config."
-    for name, value, low in [("vocab_size", vocab_size, 2), ("n_layer", n_layer, 1), ("n_embd", n_embd, 1),
-                             ("n_head", n_head, 1), ("n_positions", n_positions, 1)]:
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    check_sizes({"vocab_size": (vocab_size, 2), "n_layer": (n_layer, 1), "n_embd": (n_embd, 1), "n_head": (n_head, 1),
+                 "n_positions": (n_positions, 1)})
     if n_embd % n_head:
         raise ValueError(f"n_embd={n_embd} must be a multiple of n_head={n_head}")
     if not 0.0 <= dropout < 1.0:
@@ -41,7 +39,4 @@ def tiny_gpt2(
     config = GPT2Config(vocab_size=vocab_size, n_layer=n_layer, n_embd=n_embd, n_head=n_head,
                         n_positions=n_positions, resid_pdrop=dropout, embd_pdrop=dropout,
                         attn_pdrop=dropout, bos_token_id=bos, eos_token_id=eos)
-    if seed is None:
-        return GPT2LMHeadModel(config)
-    with local_seed(seed):
-        return GPT2LMHeadModel(config)
+    return init_seeded(lambda: GPT2LMHeadModel(config), seed)

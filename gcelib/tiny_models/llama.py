@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from transformers import LlamaConfig, LlamaForCausalLM
 
-from ..core.runtime import local_seed
+from .common import check_sizes, init_seeded
 
 # %% auto #0
 __all__ = ['tiny_llama']
@@ -23,17 +23,12 @@ def tiny_llama(
     seed: int | None = None,  # seeds the initialisation (global RNG untouched); None: the global RNG
 ) -> LlamaForCausalLM:
     "Build a randomly initialised LlamaForCausalLM from a small config."
-    for name, value, low in [("vocab_size", vocab_size, 3), ("n_layer", n_layer, 1), ("hidden", hidden, 1),
-                             ("n_head", n_head, 1), ("intermediate", intermediate, 1), ("max_positions", max_positions, 1)]:
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+    check_sizes({"vocab_size": (vocab_size, 3), "n_layer": (n_layer, 1), "hidden": (hidden, 1), "n_head": (n_head, 1),
+                 "intermediate": (intermediate, 1), "max_positions": (max_positions, 1)})
     if hidden % n_head or (hidden // n_head) % 2:
         raise ValueError(f"hidden must be divisible by n_head with an even head size (rotary), got {hidden} and {n_head}")
     config = LlamaConfig(vocab_size=vocab_size, hidden_size=hidden, intermediate_size=intermediate,
                          num_hidden_layers=n_layer, num_attention_heads=n_head, num_key_value_heads=n_head,
                          max_position_embeddings=max_positions, bos_token_id=0, eos_token_id=1, pad_token_id=2,
                          tie_word_embeddings=False)
-    if seed is None:
-        return LlamaForCausalLM(config)
-    with local_seed(seed):
-        return LlamaForCausalLM(config)
+    return init_seeded(lambda: LlamaForCausalLM(config), seed)

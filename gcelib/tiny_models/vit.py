@@ -8,7 +8,7 @@ from __future__ import annotations
 import torch
 from transformers import ViTConfig, ViTModel
 
-from ..core.runtime import local_seed
+from .common import init_seeded
 
 # %% auto #0
 __all__ = ['patch_grid', 'tiny_vit', 'patchify', 'unpatchify', 'vit_tokens']
@@ -56,10 +56,7 @@ def tiny_vit(
     config = ViTConfig(hidden_size=hidden, num_hidden_layers=n_layer, num_attention_heads=n_head,
                        intermediate_size=intermediate, image_size=image_size, patch_size=patch_size,
                        num_channels=num_channels, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
-    if seed is None:
-        return ViTModel(config, add_pooling_layer=False)
-    with local_seed(seed):
-        return ViTModel(config, add_pooling_layer=False)
+    return init_seeded(lambda: ViTModel(config, add_pooling_layer=False), seed)
 
 # %% ../../nbs/tiny_models/03_vit.ipynb #f52ae1cd
 def patchify(

@@ -14,7 +14,7 @@ from .core.papers import PAPERS, find_nbs_path, implemented_papers
 from .core.reproduce import SCALES, build_report, default_out, reproduce
 
 # %% auto #0
-__all__ = ['build_parser', 'list_papers', 'main']
+__all__ = ['build_parser', 'list_papers', 'rejudge_dir', 'main']
 
 # %% ../nbs/core/10_cli.ipynb #520c33d1
 def _comma_list(text: str) -> list[str]:
@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("dir", type=Path, help="a folder written by gcelib reproduce")
     report.add_argument("--reference", action="store_true",
                         help="also make DIR the reference run: results/reference and the experiment pages' outputs")
+    report.add_argument("--rejudge", action="store_true",
+                        help="recompute every verdict from the stored evidence (runs nothing) and print the changes")
     return parser
 
 # %% ../nbs/core/10_cli.ipynb #cb399502
@@ -89,6 +91,27 @@ def list_papers(nbs_path: Path) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip() for r in rows)
 
+# %% ../nbs/core/10_cli.ipynb #c8d81e47
+def rejudge_dir(
+    out: Path,  # a results folder or the reference folder
+) -> tuple[str, int]:
+    "Re-judge every claims.json under `out` from its stored evidence: the text to print and the exit status."
+    from gcelib.core.claims import rejudge
+
+    files = sorted(Path(out).rglob("claims.json"))
+    if not files:
+        raise ValueError(f"{str(out)!r} holds no claims.json to re-judge")
+    lines, judged, changed, missing = [], 0, 0, 0
+    for path in files:
+        res = rejudge(json.loads(path.read_text()))
+        where = path.parent.relative_to(out)
+        judged, changed, missing = judged + res["judged"], changed + len(res["changed"]), missing + len(res["missing"])
+        lines += [f"{where}: {r['claim']!r}: {r['old']} -> {r['new']}" for r in res["changed"]]
+        lines += [f"{where}: {r['claim']!r}: no evidence stored ({r['verdict']})" for r in res["missing"]]
+    lines.append(f"{judged} judged row(s) in {len(files)} run(s): {changed} verdict(s) changed, "
+                 f"{missing} without evidence")
+    return "\n".join(lines), int(bool(changed or missing))
+
 # %% ../nbs/core/10_cli.ipynb #5ce012ea
 def _finished_count(out: Path) -> int:
     "Count the notebooks under `out` whose status says ok."
@@ -99,6 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     "Run the gcelib command; return its exit status."
     args = build_parser().parse_args(argv)
     try:
+        if args.command == "report" and args.rejudge and args.reference:
+            raise ValueError("--rejudge and --reference do not go together: re-judge first, then publish")
+        if args.command == "report" and args.rejudge:
+            text, code = rejudge_dir(args.dir)
+            print(text)
+            return code
         if args.command == "report" and args.reference:
             from gcelib.core.reference import publish_reference
 

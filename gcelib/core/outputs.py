@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .claims import Claim
+from .claims import Claim, claim_not_run, judge_claim
 from .config import config_to_dict
 
 # %% auto #0
@@ -181,6 +181,11 @@ def check_run(out_dir: str | Path) -> list[str]:
             problems.append(f"claim {i} lacks {sorted(missing)}")
         elif c["verdict"] not in ("reproduced", "partial", "not reproduced", "not run"):
             problems.append(f"claim {i} has verdict {c['verdict']!r}")
+        else:  # a judged row carries its evidence, and its verdict is the engine's
+            try:
+                Claim(**c)
+            except (TypeError, ValueError) as e:
+                problems.append(f"claim {i}: {e}")
     env = json.loads((out_dir / "env.json").read_text())
     if "wall_time_s" not in env:
         problems.append("env.json lacks wall_time_s")

@@ -16,7 +16,7 @@ from .reproduce import build_report
 # %% auto #0
 __all__ = ['BANNER_TAG', 'KEPT_FILES', 'VERDICT_ORDER', 'VERDICT_COLORS', 'reference_dir', 'load_reference', 'outputs_banner',
            'set_banner', 'copy_outputs', 'code_hash', 'publish_reference', 'claims_frame', 'verdict_counts',
-           'plot_verdict_counts']
+           'stale_reference', 'plot_verdict_counts']
 
 # %% ../../nbs/core/13_reference.ipynb #4c9dbad9
 BANNER_TAG = "gcelib-outputs"  # the tag of the banner cell on an experiment page
@@ -129,6 +129,11 @@ def publish_reference(
     ok = [r for r in report["runs"] if r["status"] == "ok"]
     if not ok:
         raise ValueError(f"{str(run)!r} has no notebook that finished: nothing to publish")
+    dirty = [f"{r['paper']}/{r['notebook']}" for r in ok if not r.get("git_revision")
+             or str(r["git_revision"]).endswith("-dirty")]
+    if dirty:  # no commit reproduces such a run for sure
+        raise ValueError(f"{len(dirty)} notebook(s) ran on a dirty tree or outside git ({', '.join(dirty[:3])}): "
+                         "commit, rerun them and publish")
     dest = reference_dir(nbs_path)
     if dest.exists():
         shutil.rmtree(dest)
@@ -151,20 +156,32 @@ VERDICT_COLORS = {"reproduced": "#1b9e77", "partial": "#e6ab02", "not reproduced
 
 
 def claims_frame(report: dict):
-    "The report's claims as a DataFrame: paper, notebook, claim, kind, paper's value, measured, verdict."
+    "The report's claims as a DataFrame: paper, notebook, claim, kind, paper's value, measured, rule, n, interval, verdict."
     import pandas as pd
 
-    cols = ["paper", "notebook", "claim", "kind", "paper_value", "measured", "verdict"]
-    rows = [{**{"kind": "evidence"}, **c} for c in report["claims"]]
+    from gcelib.core.claims import evidence_columns
+
+    cols = ["paper", "notebook", "claim", "kind", "paper_value", "measured", "rule", "n", "interval", "verdict"]
+    rows = [{**{"kind": "evidence"}, **c, **evidence_columns(c)} for c in report["claims"]]
     return pd.DataFrame(rows, columns=cols)
 
 
-def verdict_counts(frame):
-    "Count each verdict per paper (rows: papers; columns: verdicts in a fixed order)."
+def verdict_counts(
+    frame,  # from claims_frame
+    kinds: tuple = ("evidence", "timing"),  # which rows to count; checks are counted apart
+):
+    "Count each verdict per paper over rows of the given kinds (rows: papers; columns: verdicts in a fixed order)."
     import pandas as pd
 
+    frame = frame[frame["kind"].isin(kinds)]
     counts = pd.crosstab(frame["paper"], frame["verdict"]) if len(frame) else pd.DataFrame()
     return counts.reindex(columns=list(VERDICT_ORDER), fill_value=0)
+
+
+def stale_reference(nbs_path: str | Path | None = None) -> dict | None:
+    "The committed note that the reference predates a change to the code that judges it, or None."
+    path = reference_dir(nbs_path) / "stale.json"
+    return json.loads(path.read_text()) if path.is_file() else None
 
 # %% ../../nbs/core/13_reference.ipynb #5d3bc6d2
 def plot_verdict_counts(counts, title: str = "Verdicts per paper"):

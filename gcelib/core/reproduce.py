@@ -469,9 +469,12 @@ def _collect(out: Path) -> tuple[list, list, list]:
         claims_file = run_dir / "claims.json"
         if status["status"] == "ok" and claims_file.is_file():
             for c in json.loads(claims_file.read_text()):
-                claims.append({"paper": status["paper"], "notebook": status["notebook"], "claim": c["claim"],
-                               "paper_value": c["paper"], "measured": c["measured"], "verdict": c["verdict"],
-                               "kind": c.get("kind", "evidence")})
+                row = {"paper": status["paper"], "notebook": status["notebook"], "claim": c["claim"],
+                       "paper_value": c["paper"], "measured": c["measured"], "verdict": c["verdict"],
+                       "kind": c.get("kind", "evidence"), "criterion": c.get("criterion", "")}
+                if c.get("evidence"):  # what the verdict was computed from: `gcelib report --rejudge` reuses it
+                    row["evidence"] = c["evidence"]
+                claims.append(row)
         figures += [str(p.relative_to(out)) for p in sorted(run_dir.glob("*.png"))]
     return runs, claims, figures
 
@@ -508,13 +511,19 @@ def _markdown(report: dict) -> str:
                   f"ratio {t['ratio_to_bound']}."]
     for r in [r for r in report["runs"] if r["status"] != "ok"]:
         lines += ["", f"### {r['paper']}/{r['notebook']} failed", "", "```", r.get("error") or "", "```"]
-    lines += ["", "## Claims", "", "| paper | claim | paper's value | measured | verdict |", "|---|---|---|---|---|"]
+    lines += ["", "## Claims", "", "| paper | claim | kind | paper's value | measured | rule, n | verdict |",
+              "|---|---|---|---|---|---|---|"]
     for c in report["claims"]:
-        kind = " (check)" if c.get("kind") == "check" else ""
-        lines.append(f"| {c['paper']} | {_cell(c['claim'])}{kind} | {_cell(c['paper_value'])} "
-                     f"| {_cell(c['measured'])} | **{c['verdict']}** |")
-    counts = report["verdict_counts"]
-    lines += ["", "Verdicts: " + (", ".join(f"{k}: {v}" for k, v in counts.items()) or "none"), "", "## Figures", ""]
+        ev = c.get("evidence") or {}
+        rule = f"{ev['rule']}, n={len(ev['values'])}" if ev else ""
+        lines.append(f"| {c['paper']} | {_cell(c['claim'])} | {c.get('kind', 'evidence')} | {_cell(c['paper_value'])} "
+                     f"| {_cell(c['measured'])} | {rule} | **{c['verdict']}** |")
+    kinds = {}
+    for c in report["claims"]:
+        kinds.setdefault(c.get("kind", "evidence"), {}).setdefault(c["verdict"], 0)
+        kinds[c.get("kind", "evidence")][c["verdict"]] += 1
+    lines += [""] + [f"Verdicts of {k} rows: " + ", ".join(f"{v}: {n}" for v, n in vs.items()) + "."
+                     for k, vs in kinds.items()] + ["", "## Figures", ""]
     lines += [f"- [{f}]({f})" for f in report["figures"]] or ["(none)"]
     return "\n".join(lines) + "\n"
 

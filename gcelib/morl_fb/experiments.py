@@ -5,14 +5,13 @@
 # %% ../../nbs/morl_fb/05_experiments.ipynb #3eda9ec8
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field, replace
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ..core.claims import Claim, claim_check, claim_from_seeds, claim_not_run, paired_bootstrap_ci
+from ..core.claims import Claim, claim_check, claim_not_run, judge_claim
 from ..core.pareto import dirichlet_weights, expected_utility, episodic_dominance, utility
 from ..core.plotting import method_colors
 from .agents import MORLFBConfig
@@ -20,8 +19,9 @@ from .envs import known_front, make_env, tabular_model, value_iteration
 from .runner import TrainConfig, evaluate, train
 
 # %% auto #0
-__all__ = ['METHODS', 'PRESETS', 'FT', 'DST', 'SHORT', 'MORLFBExperimentConfig', 'agent_config', 'train_config', 'test_weights',
-           'run_jobs', 'run_grid', 'gap_claim', 'ed_half', 'vi_check', 'morl_fb_claims', 'plot_utility', 'plot_fronts']
+__all__ = ['METHODS', 'PRESETS', 'NONINF_MARGIN', 'FT', 'DST', 'SHORT', 'MORLFBExperimentConfig', 'agent_config', 'train_config',
+           'test_weights', 'run_jobs', 'run_grid', 'gap_claim', 'ed_half', 'vi_check', 'morl_fb_claims', 'plot_utility',
+           'plot_fronts']
 
 # %% ../../nbs/morl_fb/05_experiments.ipynb #a8cc94e9
 METHODS = {  # name -> MORLFBConfig flags
@@ -131,34 +131,25 @@ def run_grid(
     return pd.DataFrame(rows), returns
 
 # %% ../../nbs/morl_fb/05_experiments.ipynb #5c7c8b48
+NONINF_MARGIN = 0.05  # "a >= b": the mean per-seed gap must be above -NONINF_MARGIN (normalised utility)
+
+
 def gap_claim(
     claim: str,  # the claim in a few words
     paper: str,  # the paper's direction
     a,  # the method's value per seed
     b,  # the baseline's value per seed (same seeds)
     at_least: bool = False,  # True: "a >= b" (non-inferiority), else "a > b"
+    labels=None,  # the seeds, one per value; default 0..n-1
+    margin: float = NONINF_MARGIN,  # non-inferiority margin (used when at_least)
 ) -> Claim:
-    "Judge 'a beats b' (or 'a >= b') by the seed count and the mean gap against the pooled std."
+    "Judge 'a beats b' (or 'a >= b') by the one-sided t test of the mean per-seed gap (the verdict engine)."
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape or a.ndim != 1 or a.size == 0:
         raise ValueError(f"a and b must be 1-D with one value per seed, got shapes {a.shape} and {b.shape}")
-    n, diff = a.size, a - b
-    wins = int(np.sum(diff >= 0 if at_least else diff > 0))
-    need = math.ceil(2 * n / 3)
-    pooled = math.sqrt((a.var(ddof=1) + b.var(ddof=1)) / 2) if n > 1 else float("nan")
-    gap_ok = bool(diff.mean() > (-pooled if at_least else pooled)) if n > 1 else False
-    seeds_ok = wins >= need
-    verdict = "reproduced" if seeds_ok and gap_ok else "partial" if seeds_ok or gap_ok else "not reproduced"
-    measured = (f"{a.mean():.3f} vs {b.mean():.3f}; gap {diff.mean():+.3f}, pooled std {pooled:.3f}, "
-                f"{'>=' if at_least else '>'} in {wins}/{n} seeds")
-    if n > 1:
-        ci = paired_bootstrap_ci(a, b)
-        measured += f"; 95% bootstrap CI of the gap [{ci['lo']:+.3f}, {ci['hi']:+.3f}]"
-    else:
-        measured += "; one seed: no spread to judge the noise"
-    sign = ">=" if at_least else ">"
-    criterion = f"a {sign} b in >= {need}/{n} seeds and mean gap {'> -' if at_least else '>'} pooled std"
-    return Claim(claim, paper, measured, verdict, criterion)
+    note = f"{a.mean():.3f} vs {b.mean():.3f}"
+    return judge_claim(claim, paper, a, b, labels=labels, unit="seed", alternative="greater",
+                       margin=-margin if at_least else 0.0, rule="t", note=note)
 
 # %% ../../nbs/morl_fb/05_experiments.ipynb #9504336b
 FT, DST = "fruit-tree-v0", "deep-sea-treasure-v0"
@@ -169,6 +160,12 @@ def _per_seed(df: pd.DataFrame, env_id: str, method: str, col: str = "norm_utili
     "Return a metric of one method on one environment, ordered by seed."
     part = df[(df.env == env_id) & (df.method == method) & (df.prefs == prefs)].sort_values("seed")
     return part[col].to_numpy(dtype=float)
+
+
+def _seeds(df: pd.DataFrame, env_id: str, method: str, prefs: str = "full") -> list:
+    "Return the seeds of one method on one environment, in the order of _per_seed."
+    part = df[(df.env == env_id) & (df.method == method) & (df.prefs == prefs)].sort_values("seed")
+    return part["seed"].tolist()
 
 
 def ed_half(G_a: np.ndarray, G_b: np.ndarray, weights: np.ndarray) -> float:
@@ -198,14 +195,15 @@ def morl_fb_claims(df: pd.DataFrame, returns: dict, cfg: MORLFBExperimentConfig)
             name = f"{SHORT[env_id]}: normalised utility of MORL-FB vs {base}"
             if ran(env_id, "MORL-FB") and ran(env_id, base):
                 out.append(gap_claim(name, paper[base], _per_seed(df, env_id, "MORL-FB"), _per_seed(df, env_id, base),
-                                     at_least=base == "MORL-FB (sphere z)"))
+                                     at_least=base == "MORL-FB (sphere z)", labels=_seeds(df, env_id, "MORL-FB")))
             else:
                 out.append(claim_not_run(name, paper[base], f"needs scale='cpu' ({SHORT[env_id]} not in this preset)"))
     name, ed_paper = "fruit-tree: episodic dominance of MORL-FB over Q-only", "MORL-FB dominates baselines on ED (claim i)"
     if ran(FT, "MORL-FB") and ran(FT, "Q-only"):
         W = test_weights(cfg, FT)
         eds = [ed_half(returns[(FT, "MORL-FB", s, "full")], returns[(FT, "Q-only", s, "full")], W) for s in cfg.seeds]
-        out.append(claim_from_seeds(name, ed_paper, eds, lambda v: v > 0.5, "ED (ties half) > 0.5 in every seed"))
+        out.append(judge_claim(name, ed_paper, eds, labels=cfg.seeds, unit="seed", margin=0.5, rule="t",
+                               note="ED with ties counted half; 0.5 = no dominance"))
     else:
         out.append(claim_not_run(name, ed_paper, "needs scale='cpu'"))
     out.append(_reduced_claim(df, cfg))
@@ -222,7 +220,8 @@ def _reduced_claim(df: pd.DataFrame, cfg: MORLFBExperimentConfig) -> Claim:
     if env_id is None or env_id not in cfg.envs:
         return claim_not_run(name, paper, "needs scale='cpu' (the reduced-preference cell runs on fruit-tree)")
     share = {m: _per_seed(df, env_id, m, prefs="reduced") / _per_seed(df, env_id, m) for m in ("MORL-FB", "Q-only")}
-    claim = gap_claim(f"{SHORT[env_id]}: {name}", paper, share["MORL-FB"], share["Q-only"])
+    claim = gap_claim(f"{SHORT[env_id]}: {name}", paper, share["MORL-FB"], share["Q-only"],
+                      labels=_seeds(df, env_id, "MORL-FB", "reduced"))
     return replace(claim, measured="share reduced/full: " + claim.measured)
 
 
@@ -238,7 +237,8 @@ def _continuous_claims(df: pd.DataFrame, cfg: MORLFBExperimentConfig) -> list[Cl
     for env_id in cfg.continuous_envs:
         name = f"{env_id}: utility of MORL-FB vs Q-only (continuous agent)"
         a, b = _per_seed(df, env_id, "MORL-FB", "utility"), _per_seed(df, env_id, "Q-only", "utility")
-        out.append(gap_claim(name, "MORL-FB > baselines on MuJoCo (claim i; our ablation stands in)", a, b)
+        out.append(gap_claim(name, "MORL-FB > baselines on MuJoCo (claim i; our ablation stands in)", a, b,
+                             labels=_seeds(df, env_id, "MORL-FB"))
                    if len(a) and len(a) == len(b) else claim_not_run(name, "claim i", "no runs"))
     if not cfg.continuous_envs:
         out.append(claim_not_run("MuJoCo (mo-hopper-v5, mo-halfcheetah-v5): MORL-FB vs Q-only, continuous agent",

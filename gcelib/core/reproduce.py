@@ -97,7 +97,8 @@ def _error_tail(text: str, lines: int = 12) -> str:
 
 
 def _child_env() -> dict:
-    env = {k: v for k, v in os.environ.items() if k != "IN_TEST"}  # IN_TEST silences nbdev_export
+    # IN_TEST silences nbdev_export; MPLBACKEND=Agg makes the kernel's display(fig) emit text only, no PNG
+    env = {k: v for k, v in os.environ.items() if k not in ("IN_TEST", "MPLBACKEND")}
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         env.setdefault(var, "1")  # one thread per notebook: parallelism comes from processes
     env.setdefault("OMP_WAIT_POLICY", "PASSIVE")

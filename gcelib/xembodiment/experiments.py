@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, claim_from_bootstrap, claim_from_seeds, claim_not_run, summarize, verdict_from_checks
+from ..core.claims import Claim, claim_not_run, judge_claim, summarize
 from ..core.progress import progress
 from .conflict import (CAGradUpdater, GroupUpdater, JointUpdater, PCGradUpdater, conflict_stats)
 from .morph import cluster_groups, fgw_matrix, robot_graph
@@ -20,9 +20,10 @@ from .offline import EmbodimentSpace, MultiRobotData, OfflineAgent, OfflineConfi
 from .sim import LinkWorldConfig, make_dataset, make_robots, reference_returns
 
 # %% auto #0
-__all__ = ['METHODS', 'PRESETS', 'XEmbodimentExperimentConfig', 'build_world', 'embodiment_groups', 'make_updater',
-           'train_method', 'run_main', 'run_conflict', 'main_claims', 'conflict_claims', 'not_run_claims',
-           'plot_scores', 'plot_conflict', 'plot_cosines', 'run_benchmark']
+__all__ = ['METHODS', 'PRESETS', 'BENCH_METHODS', 'XEmbodimentExperimentConfig', 'build_world', 'embodiment_groups',
+           'make_updater', 'train_method', 'run_main', 'run_conflict', 'main_claims', 'conflict_claims',
+           'not_run_claims', 'plot_scores', 'plot_conflict', 'plot_cosines', 'run_benchmark', 'benchmark_summary',
+           'benchmark_claims']
 
 # %% ../../nbs/xembodiment/05_experiments.ipynb #e2e18886
 METHODS = ("bc", "iql", "td3bc", "iql+pcgrad", "iql+cagrad", "iql+eg", "iql+eg_norm")
@@ -52,7 +53,7 @@ class XEmbodimentExperimentConfig:
     conflict_steps: int = 60  # conflict grid: IQL iterations per run
     conflict_every: int = 30  # conflict grid: iterations between measurements (on a fresh batch of 256 per robot)
     bench_robots: list = field(default_factory=lambda: [4, 8])  # 91_benchmark: numbers of robots
-    bench_steps: int = 5  # 91_benchmark: timed actor updates per method (best of these)
+    bench_steps: int = 5  # 91_benchmark: interleaved rounds of one timed actor update per method
 
     def __post_init__(self):
         if not self.seeds or any(int(s) < 0 for s in self.seeds):
@@ -127,13 +128,13 @@ def train_method(
     conflict_every: int | None = None,  # iterations between conflict measurements; None: never
     device: str | torch.device = "cpu",  # where the networks live
 ) -> dict:
-    "Train one method on a world; return per-robot scores, actor-update time and conflict series."
+    "Train one method on a world; return per-robot scores, actor-update times (mean and per step) and conflict series."
     seed = world["seed"]
     algo = method.split("+")[0]
     agent = OfflineAgent(world["space"], OfflineConfig(algo, hidden=tuple(cfg.hidden), lr=cfg.lr), seed, device)
     updater = make_updater(method, groups, cfg, seed)
     gen, gen_probe = torch.Generator().manual_seed(seed), torch.Generator().manual_seed(10_000 + seed)
-    actor_time, conflict = 0.0, []
+    actor_time, step_ms, conflict = 0.0, [], []
     for step in progress(range(steps + 1), desc=method):
         if conflict_every and step % conflict_every == 0:
             stats = conflict_stats(agent, world["data"].sample(256, gen_probe))
@@ -147,14 +148,16 @@ def train_method(
         updater.step(agent, batch)
         if torch.cuda.is_available() and agent.device.type == "cuda":
             torch.cuda.synchronize()
-        actor_time += time.perf_counter() - start
+        step_ms.append(1000 * (time.perf_counter() - start))
+        actor_time += step_ms[-1] / 1000
     scores = evaluate_agent(agent, world["world"], world["refs"])
-    return {"scores": scores, "actor_ms": 1000 * actor_time / steps, "conflict": conflict, "agent": agent}
+    return {"scores": scores, "actor_ms": 1000 * actor_time / steps, "actor_step_ms": step_ms,
+            "conflict": conflict, "agent": agent}
 
 # %% ../../nbs/xembodiment/05_experiments.ipynb #5727adf9
 def run_main(cfg: XEmbodimentExperimentConfig, device: str | torch.device = "cpu") -> dict:
-    "Run every method on every seed; return per-robot scores, per-run summaries, the groups and final IQL cosines."
-    rows, runs, cosines = [], [], {}
+    "Run every method on every seed; return per-robot scores, per-run summaries, per-step actor times, the groups and final IQL cosines."
+    rows, runs, cosines, step_rows = [], [], {}, []
     groups = embodiment_groups(make_robots(cfg.n_robots, seed=0), cfg)
     for seed in cfg.seeds:
         world = build_world(cfg, cfg.n_robots, cfg.subopt_ratio, seed, device)
@@ -165,11 +168,12 @@ def run_main(cfg: XEmbodimentExperimentConfig, device: str | torch.device = "cpu
             vals = list(out["scores"].values())
             runs.append({"method": method, "seed": seed, "mean": float(np.mean(vals)), "worst": float(np.min(vals)),
                          "actor_ms": out["actor_ms"]})
+            step_rows += [{"method": method, "seed": seed, "step": i, "ms": ms} for i, ms in enumerate(out["actor_step_ms"])]
             if method in ("iql", "iql+eg") and seed == cfg.seeds[0]:
                 probe = world["data"].sample(256, torch.Generator().manual_seed(99))
                 cosines[method] = conflict_stats(out["agent"], probe)["cosine"].numpy()
     names = [r.name for r in make_robots(cfg.n_robots, seed=0)]
-    return {"scores": pd.DataFrame(rows), "runs": pd.DataFrame(runs), "groups": [[names[i] for i in g] for g in groups],
+    return {"scores": pd.DataFrame(rows), "runs": pd.DataFrame(runs), "actor_steps": pd.DataFrame(step_rows), "groups": [[names[i] for i in g] for g in groups],
             "cosines": cosines, "robots": names}
 
 
@@ -191,16 +195,33 @@ def _runs(runs: pd.DataFrame, method: str, col: str) -> np.ndarray | None:
     return sub[col].to_numpy() if len(sub) else None
 
 
-def main_claims(runs: pd.DataFrame, cfg: XEmbodimentExperimentConfig) -> list[Claim]:
-    "Judge the score and cost claims from the per-run summaries."
+def _step_ratios(actor_steps: pd.DataFrame, a: str, b: str) -> tuple[list, np.ndarray]:
+    "Per training step, method a's actor-update time over method b's (same seed, same step index): labels and ratios."
+    ta = actor_steps[actor_steps.method == a].set_index(["seed", "step"]).ms
+    tb = actor_steps[actor_steps.method == b].set_index(["seed", "step"]).ms
+    both = ta.index.intersection(tb.index).sort_values()
+    return [f"s{s}/{i}" for s, i in both], (ta.loc[both] / tb.loc[both]).to_numpy()
+
+
+def main_claims(
+    runs: pd.DataFrame,  # per-run summaries of run_main
+    cfg: XEmbodimentExperimentConfig,  # the run's settings
+    actor_steps: pd.DataFrame | None = None,  # per-step actor times of run_main; None: the timing rows are not run
+) -> list[Claim]:
+    "Judge the score and cost claims from the per-run summaries and the per-step actor times."
     setting = f"LinkWorld, {cfg.n_robots} robots, {cfg.subopt_ratio:.0%}-suboptimal, {cfg.steps} steps"
     out = []
     def have(*methods):
         return all(_runs(runs, m, "mean") is not None for m in methods)
+    def seeds_of(a, b):
+        sa, sb = _runs(runs, a, "seed"), _runs(runs, b, "seed")
+        if list(sa) != list(sb):
+            raise ValueError(f"{a} and {b} must be run on the same seeds, got {list(sa)} and {list(sb)}")
+        return [int(s) for s in sa]
     if have("iql", "bc"):
-        out.append(claim_from_seeds(f"IQL > BC on suboptimal-rich data ({setting})", "IQL beats BC",
-                                    _runs(runs, "iql", "mean") - _runs(runs, "bc", "mean"), lambda d: d > 0,
-                                    "IQL - BC mean score > 0 in every seed"))
+        out.append(judge_claim(f"IQL > BC on suboptimal-rich data ({setting})", "IQL beats BC",
+                               _runs(runs, "iql", "mean"), _runs(runs, "bc", "mean"), labels=seeds_of("iql", "bc"),
+                               note=f"IQL {summarize(_runs(runs, 'iql', 'mean'))} vs BC {summarize(_runs(runs, 'bc', 'mean'))}"))
     pairs = [("iql+eg", "iql", "mean", 0.0, "+34 % over IQL (summaries)", "IQL+EG > IQL, mean score"),
              ("iql+eg", "iql", "worst", 0.0, "EG helps the worst robots", "IQL+EG > IQL, worst-robot score"),
              ("iql+eg", "iql+pcgrad", "mean", -5.0, "EG beats conflict-aware baselines", "IQL+EG >= IQL+PCGrad, mean score"),
@@ -212,41 +233,60 @@ def main_claims(runs: pd.DataFrame, cfg: XEmbodimentExperimentConfig) -> list[Cl
             out.append(claim_not_run(name, paper, f"{a} or {b} not in this run's methods"))
             continue
         va, vb = _runs(runs, a, col), _runs(runs, b, col)
-        c = claim_from_bootstrap(f"{name} ({setting})", paper, va, vb, margin=margin)
         rel = 100 * (va.mean() - vb.mean()) / abs(vb.mean()) if vb.mean() != 0 else float("nan")
-        c.measured = f"{a} {summarize(va)} vs {b} {summarize(vb)}: {c.measured}; relative {rel:+.1f} %"
-        out.append(c)
+        out.append(judge_claim(f"{name} ({setting})", paper, va, vb, labels=seeds_of(a, b), margin=margin,
+                               note=f"{a} {summarize(va)} vs {b} {summarize(vb)}; relative {rel:+.1f} %"))
     for b in ("iql+pcgrad", "iql+cagrad"):
-        if have("iql+eg", b):
-            ratio = _runs(runs, "iql+eg", "actor_ms") / _runs(runs, b, "actor_ms")
-            out.append(claim_from_seeds(f"IQL+EG cheaper per actor update than {b.upper()[4:]}", "EG needs no per-step projection or QP",
-                                        ratio, lambda r: r < 1, "time ratio EG / baseline < 1 in every seed"))
+        if not have("iql+eg", b):
+            continue
+        name = f"IQL+EG cheaper per actor update than {b.upper()[4:]}"
+        if actor_steps is None or not len(actor_steps):
+            out.append(claim_not_run(name, "EG needs no per-step projection or QP", "per-step actor times not kept"))
+            continue
+        labels, ratio = _step_ratios(actor_steps, "iql+eg", b)
+        ms_a, ms_b = _runs(runs, "iql+eg", "actor_ms"), _runs(runs, b, "actor_ms")
+        out.append(judge_claim(name, "EG needs no per-step projection or QP", ratio, labels=labels,
+                               unit="training step (EG / baseline, paired by index)", alternative="less", margin=1.0,
+                               rule="median", kind="timing",
+                               note=f"mean ms per update {summarize(ms_a)} vs {summarize(ms_b)} (per seed); the steps of "
+                                    "two training runs one after the other, not interleaved"))
     return out
 
 # %% ../../nbs/xembodiment/05_experiments.ipynb #8d91cadf
-def _grows(table: pd.DataFrame) -> tuple[list[bool], str]:
-    "Per row: values non-decreasing along the columns and last > first."
-    checks, parts = [], []
-    for key, row in table.iterrows():
-        v = row.to_numpy()
-        checks.append(bool(np.all(np.diff(v) >= 0) and v[-1] > v[0]))
-        parts.append(f"{key}: " + " -> ".join(f"{x:.2f}" for x in v))
-    return checks, "; ".join(parts)
+def _slope(x: np.ndarray, y: np.ndarray) -> float:
+    "Least-squares slope of y on x."
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    return float(((x - x.mean()) * (y - y.mean())).sum() / ((x - x.mean()) ** 2).sum())
+
+
+def _text(table: pd.DataFrame) -> str:
+    "Per row: the values along the columns."
+    return "; ".join(f"{key}: " + " -> ".join(f"{x:.2f}" for x in row.to_numpy()) for key, row in table.iterrows())
 
 
 def conflict_claims(conflict: pd.DataFrame) -> list[Claim]:
-    "Judge 'conflict grows with the suboptimal ratio and with the number of robots'."
+    "Judge 'conflict grows with the suboptimal ratio and with the number of robots' by per-seed slopes."
     trained = conflict[conflict.step > 0]
-    table = trained.groupby(["n_robots", "ratio"]).conflict_fraction.mean().unstack("ratio")  # rows: R
+    per_run = trained.groupby(["n_robots", "ratio", "seed"]).conflict_fraction.mean().reset_index()
+    table = per_run.groupby(["n_robots", "ratio"]).conflict_fraction.mean().unstack("ratio")  # rows: R
+    seeds = sorted(set(per_run.seed))
     out = []
-    for name, tab, axis in (("suboptimal ratio", table, "R"), ("number of robots", table.T, "rho")):
-        if tab.shape[1] < 2:
+    for name, axis, other, x_of, tab, per in (("suboptimal ratio", "ratio", "n_robots", lambda v: v, table, "unit of rho"),
+                                              ("number of robots", "n_robots", "ratio", np.log2, table.T, "doubling of R")):
+        if per_run[axis].nunique() < 2:
             out.append(claim_not_run(f"Conflict fraction grows with the {name}", "grows", "one value only in this run"))
             continue
-        checks, text = _grows(tab)
-        out.append(Claim(f"Conflict fraction of IQL's per-robot actor gradients grows with the {name}", "grows",
-                         f"mean conflict fraction per {axis} ({text})", verdict_from_checks(checks),
-                         f"non-decreasing and last > first at every {axis}"))
+        slopes, groups = [], []
+        for (_, seed), sub in per_run.groupby([other, "seed"]):
+            if sub[axis].nunique() >= 2:
+                slopes.append(_slope(x_of(sub[axis].to_numpy(dtype=float)), sub.conflict_fraction.to_numpy()))
+                groups.append(seed)
+        one = "; one seed per cell of the grid: one unit, at most partial" if len(seeds) == 1 else ""
+        out.append(judge_claim(f"Conflict fraction of IQL's per-robot actor gradients grows with the {name}", "grows",
+                               slopes, groups=groups,
+                               note=f"per seed: least-squares slope of the conflict fraction per {per}, averaged over "
+                                    f"the {other} values; mean conflict fraction per {'R' if axis == 'ratio' else 'rho'} "
+                                    f"({_text(tab)}){one}"))
     return out
 
 
@@ -306,14 +346,16 @@ def plot_cosines(cosines: dict, names: list):
     return fig
 
 # %% ../../nbs/xembodiment/05_experiments.ipynb #f1e5d740
+BENCH_METHODS = ("iql", "iql+eg", "iql+eg_norm", "iql+pcgrad", "iql+cagrad")
+
+
 def run_benchmark(cfg: XEmbodimentExperimentConfig, device: str | torch.device = "cpu") -> pd.DataFrame:
-    "Time one actor update of each updater against the number of robots; return times and ratios to IQL."
+    "Time actor updates of each updater against the number of robots in interleaved rounds; one row per (R, method, round)."
     import copy
 
     from gcelib.core.timing import best_time
 
-    rows = []
-    methods = ("iql", "iql+eg", "iql+eg_norm", "iql+pcgrad", "iql+cagrad")
+    setups = {}
     for n_robots in cfg.bench_robots:
         small = XEmbodimentExperimentConfig(n_robots=n_robots, n_transitions=500, K=min(cfg.K, n_robots),
                                             hidden=cfg.hidden, descriptor=cfg.descriptor)
@@ -322,11 +364,42 @@ def run_benchmark(cfg: XEmbodimentExperimentConfig, device: str | torch.device =
         base = OfflineAgent(world["space"], OfflineConfig("iql", hidden=tuple(cfg.hidden), lr=cfg.lr), 0, device)
         batch = world["data"].sample(64, torch.Generator().manual_seed(0))
         base.critic_step(batch)
-        times = {}
-        for method in methods:
-            agent, updater = copy.deepcopy(base), make_updater(method, groups, small, 0)
-            times[method] = best_time(lambda: updater.step(agent, batch), repeats=cfg.bench_steps)
-        for method in methods:
-            rows.append({"n_robots": n_robots, "method": method, "groups": len(groups), "ms": 1000 * times[method],
-                         "ratio_to_iql": times[method] / times["iql"]})
-    return pd.DataFrame(rows)
+        setups[n_robots] = (len(groups), batch, {m: (copy.deepcopy(base), make_updater(m, groups, small, 0))
+                                                 for m in BENCH_METHODS})
+    for _, batch, updaters in setups.values():  # warm-up, untimed
+        for agent, updater in updaters.values():
+            updater.step(agent, batch)
+    rows = []
+    for rnd in range(cfg.bench_steps):  # interleaved, so that load changes hit every updater
+        for n_robots, (n_groups, batch, updaters) in setups.items():
+            for method, (agent, updater) in updaters.items():
+                ms = 1000 * best_time(lambda: updater.step(agent, batch), repeats=1)
+                rows.append({"n_robots": n_robots, "method": method, "groups": n_groups, "round": rnd, "ms": ms})
+    times = pd.DataFrame(rows)
+    iql = times[times.method == "iql"].set_index(["n_robots", "round"]).ms
+    times["ratio_to_iql"] = times.ms.to_numpy() / iql.loc[list(zip(times.n_robots, times["round"]))].to_numpy()
+    return times
+
+
+def benchmark_summary(times: pd.DataFrame) -> pd.DataFrame:
+    "Per R and method: the best time of the rounds, its ratio to IQL's best, and the median per-round ratio."
+    best = times.groupby(["n_robots", "method"], sort=False).agg(groups=("groups", "first"), ms=("ms", "min"),
+                                                                  median_ratio=("ratio_to_iql", "median")).reset_index()
+    iql = best[best.method == "iql"].set_index("n_robots").ms
+    best["ratio_to_iql"] = best.ms / best.n_robots.map(iql)
+    return best[["n_robots", "method", "groups", "ms", "ratio_to_iql", "median_ratio"]]
+
+
+def benchmark_claims(times: pd.DataFrame) -> list[Claim]:
+    "Judge 'EG's actor update is cheaper than PCGrad's (CAGrad's) at every number of robots' on the timed rounds."
+    out = []
+    eg = times[times.method == "iql+eg"].set_index(["round", "n_robots"]).ms
+    for b in ("iql+pcgrad", "iql+cagrad"):
+        ratio = (eg / times[times.method == b].set_index(["round", "n_robots"]).ms).unstack("n_robots")
+        per_r = ", ".join(f"R={R}: {v:.2f}" for R, v in ratio.median().items())
+        out.append(judge_claim(f"IQL+EG (sequential) actor update cheaper than {b[4:].upper()} at every number of robots",
+                               "EG needs no per-step projection or QP", ratio.max(axis=1).to_numpy(),
+                               labels=list(ratio.index), unit="round (largest EG / baseline ratio over R)",
+                               alternative="less", margin=1.0, rule="median", kind="timing",
+                               note=f"median ratio per R: {per_r}"))
+    return out

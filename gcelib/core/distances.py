@@ -44,7 +44,7 @@ def median_bandwidth(
     if len(z) > max_points:
         z = z[torch.randperm(len(z), generator=torch.Generator().manual_seed(0))[:max_points].to(z.device)]
     d = torch.pdist(z)  # (N(N-1)/2,) distances i < j
-    h = float(d.median())
+    h = float(d.double().quantile(0.5))  # the mean of the two middle values when their number is even
     if h <= 0:
         raise ValueError("x and y are all one point: the median heuristic bandwidth is zero")
     return h

@@ -218,6 +218,16 @@ def _cagrad_dual(GG: np.ndarray, c: float) -> tuple[np.ndarray, float]:
     return w, f(w)
 
 
+def _cone_projection_dual(GG: np.ndarray) -> np.ndarray:
+    "Multipliers λ >= 0 of the projection of g0 onto the cone {d : G d >= 0}: d = g0 + G'λ."
+    from scipy.optimize import minimize
+
+    K, b = GG.shape[0], GG.mean(1)  # b = G g0
+    res = minimize(lambda lam: 0.5 * lam @ GG @ lam + lam @ b, np.zeros(K), jac=lambda lam: GG @ lam + b,
+                   method="L-BFGS-B", bounds=[(0.0, None)] * K, options={"ftol": 1e-15, "gtol": 1e-12})
+    return res.x
+
+
 def cagrad(
     grads: torch.Tensor,  # (K, P) per-task gradients
     c: float = 0.5,  # radius of the ball around the mean gradient, in units of |g_0|
@@ -230,8 +240,13 @@ def cagrad(
     if c == 0 or float(g0.norm()) == 0:
         return g0
     GG = (G.double() @ G.double().T).cpu().numpy()  # (K, K) Gram matrix
-    w, _ = _cagrad_dual(GG, float(c))
+    w, f_star = _cagrad_dual(GG, float(c))
     g_w = torch.as_tensor(w, dtype=G.dtype, device=G.device) @ G  # (P,)
-    if float(g_w.norm()) == 0:
-        return g0
-    return g0 + c * g0.norm() / g_w.norm() * g_w
+    if float(g_w.norm()) > 0:
+        d = g0 + c * g0.norm() / g_w.norm() * g_w
+        worst = float((G.double() @ d.double()).min())
+        if worst >= f_star - 1e-9 * max(1.0, abs(f_star)) * float(GG.diagonal().max()):  # strong duality holds
+            return d
+    # g_w = 0: 0 lies in the hull of the gradients and c >= 1, so the optimum is 0 and the formula is 0/0
+    lam = _cone_projection_dual(GG)
+    return g0 + torch.as_tensor(lam, dtype=G.dtype, device=G.device) @ G

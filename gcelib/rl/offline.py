@@ -29,7 +29,7 @@ def expectile_loss(
     if diff.numel() == 0:
         raise ValueError("diff must not be empty")
     tau = _check_tau(tau)
-    weight = torch.where(diff < 0, 1.0 - tau, tau)  # |tau - 1(u < 0)|
+    weight = torch.where(diff < 0, diff.new_tensor(1.0 - tau), diff.new_tensor(tau))  # |tau - 1(u < 0)|, in u's dtype
     return (weight * diff.pow(2)).mean()
 
 # %% ../../nbs/rl/02_offline.ipynb #edf2e730

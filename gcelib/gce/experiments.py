@@ -14,7 +14,7 @@ import pandas as pd
 import seaborn as sns
 import torch
 
-from ..core.claims import Claim, bootstrap_verdict, claim_from_seeds, claim_not_run, summarize
+from ..core.claims import Claim, claim_not_run, judge_claim, summarize
 from ..core.progress import progress
 from ..core.runtime import local_seed
 from ..core.timing import best_time
@@ -26,10 +26,10 @@ from .model import GCEConfig, GCEModel, GraphData, TrainConfig, graph_data, refi
 
 # %% auto #0
 __all__ = ['PRESETS', 'GCE', 'HOM', 'DENSE', 'KPM', 'E2C', 'ZERO', 'RANDOM', 'HOM_MEAN', 'POTENTIAL_NAMES', 'DIVERGED',
-           'METHOD_ORDER', 'TIMING_NOISE', 'BENCH_PRESETS', 'GCEExperimentConfig', 'grid_systems', 'rope_systems',
-           'train_graph_models', 'prediction_error', 'evaluate_graph', 'run_grids', 'run_ropes', 'claim_better',
-           'parity_claim', 'floors_claim', 'grid_claims', 'noise_claim', 'rope_claims', 'plot_fewshot', 'plot_noise',
-           'plot_rope', 'benchmark_simulators', 'benchmark_planning', 'benchmark_claims', 'GCEBenchmarkConfig']
+           'METHOD_ORDER', 'BENCH_PRESETS', 'GCEExperimentConfig', 'grid_systems', 'rope_systems', 'train_graph_models',
+           'prediction_error', 'evaluate_graph', 'run_grids', 'run_ropes', 'claim_better', 'parity_claim',
+           'floors_claim', 'grid_claims', 'noise_claim', 'rope_claims', 'plot_fewshot', 'plot_noise', 'plot_rope',
+           'benchmark_simulators', 'benchmark_planning', 'benchmark_claims', 'GCEBenchmarkConfig']
 
 # %% ../../nbs/gce/07_experiments.ipynb #29dc8ac6
 def _check_int(v, name: str, low: int) -> None:
@@ -361,52 +361,39 @@ def claim_better(
     a: str,  # the method claimed to have the lower error
     b: str,  # the baseline
 ) -> Claim:
-    "Judge 'a has lower error than b': the 95 % paired bootstrap interval over (seed, graph, K) units below zero."
+    "Judge 'a has lower error than b': the mean paired difference a - b over seeds below zero (t rule)."
     units = _units(rows, a, b)
-    diff = units[a] - units[b]
-    verdict, ci = bootstrap_verdict(diff.to_numpy(), alternative="less")
-    per_seed = diff.groupby(level="seed").mean()
-    se = f"SE {diff.std(ddof=1) / np.sqrt(len(diff)):.2g}, " if len(diff) > 1 else ""
-    measured = (f"{units[a].mean():.3g} vs {units[b].mean():.3g}; diff {diff.mean():+.3g} [{ci['lo']:+.3g}, "
-                f"{ci['hi']:+.3g}] 95% CI ({se}{len(diff)} seed-graph-K unit{'s' * (len(diff) != 1)}); better in {(per_seed < 0).sum()}/"
-                f"{len(per_seed)} seeds")
-    if verdict == "partial":
-        measured += "; one unit: no spread" if len(diff) < 2 else "; a tie: the interval contains 0"
-    return Claim(claim, paper, measured, verdict, "paired bootstrap 95% CI of the mean (seed, graph, K) difference "
-                 "a - b < 0; a tie is partial")
+    seeds = units.index.get_level_values("seed")
+    return judge_claim(claim, paper, units[a].to_numpy(), units[b].to_numpy(), groups=seeds, alternative="less",
+                       note=f"error {units[a].mean():.3g} vs {units[b].mean():.3g}; items: {len(units)} "
+                            "(seed, graph, K) units, trials averaged")
 
 # %% ../../nbs/gce/07_experiments.ipynb #b92bae9e
 def parity_claim(ident: pd.DataFrame, band: float = 0.1) -> Claim:
-    "Claim 4: GCE's error within ±band of Hom's in distribution, by two one-sided 95 % intervals over units."
+    "Claim 4: GCE's error within ±band of Hom's in distribution: per-seed ratio - 1 within ±band (TOST, t rule)."
     if not 0 < band < 1:
         raise ValueError(f"band must be in (0, 1), got {band!r}")
     units = _units(ident, GCE, HOM)
-    upper, ci_up = bootstrap_verdict((units[GCE] - (1 + band) * units[HOM]).to_numpy(), alternative="less")
-    lower, ci_lo = bootstrap_verdict((units[GCE] - (1 - band) * units[HOM]).to_numpy(), alternative="greater")
-    verdict = ("not reproduced" if "not reproduced" in (upper, lower) else
-               "reproduced" if upper == lower == "reproduced" else "partial")
     seeds = units.groupby(level="seed").mean()
-    measured = (f"ratio {units[GCE].mean() / units[HOM].mean():.3g} ({units[GCE].mean():.3g} vs {units[HOM].mean():.3g}), "
-                f"per seed {summarize(seeds[GCE] / seeds[HOM])}; 95% CI of GCE - {1 + band:g} Hom [{ci_up['lo']:+.2g}, "
-                f"{ci_up['hi']:+.2g}], of GCE - {1 - band:g} Hom [{ci_lo['lo']:+.2g}, {ci_lo['hi']:+.2g}] ({len(units)} unit{'s' * (len(units) != 1)})")
-    return Claim(f"in distribution: GCE within ±{band:.0%} of Hom", "Swim ID: 0.41 vs 0.42 (parity)", measured, verdict,
-                 f"per (seed, graph) unit: 95% CIs of GCE - {1 + band:g} Hom < 0 and GCE - {1 - band:g} Hom > 0; "
-                 "one of them containing 0 is partial")
+    ratio = seeds[GCE] / seeds[HOM]
+    return judge_claim(f"in distribution: GCE within ±{band:.0%} of Hom", "Swim ID: 0.41 vs 0.42 (parity)",
+                       ratio.to_numpy() - 1, labels=ratio.index, unit="seed (GCE / Hom - 1)", alternative="within",
+                       margin=band, note=f"error {units[GCE].mean():.3g} vs {units[HOM].mean():.3g}; {len(units)} "
+                                         "(seed, graph) units averaged per seed")
 
 
 def floors_claim(main: pd.DataFrame, margin: float = 0.3) -> Claim:
-    "Claim 5: the worse of GCE and Hom below (1 - margin) x the better of zero and random actions, per (seed, graph)."
+    "Claim 5: the worse of GCE and Hom below (1 - margin) x the better of zero and random actions, per seed."
     if not 0 <= margin < 1:
         raise ValueError(f"margin must be in [0, 1), got {margin!r}")
     at_k0 = main[main.K.isin([0, -1])].assign(error=lambda d: d.error.where(np.isfinite(d.error), DIVERGED))
     at_k0 = at_k0.groupby(["seed", "graph", "method"]).error.mean().unstack()
     learned, floor = at_k0[[GCE, HOM]].max(1), at_k0[[ZERO, RANDOM]].min(1)
-    verdict, ci = bootstrap_verdict((learned - (1 - margin) * floor).to_numpy(), alternative="less")
-    measured = (f"max(GCE, Hom) / min(zero, random) {summarize(learned / floor)} over (seed, graph); 95% CI of "
-                f"max - {1 - margin:g} min [{ci['lo']:+.2g}, {ci['hi']:+.2g}]")
-    return Claim(f"floors: GCE and Hom beat zero and random actions by >= {margin:.0%}",
-                 "learned controllers far below the floors", measured, verdict,
-                 f"per (seed, graph) at K=0: 95% CI of max(GCE, Hom) - {1 - margin:g} min(zero, random) < 0")
+    return judge_claim(f"floors: GCE and Hom beat zero and random actions by >= {margin:.0%}",
+                       "learned controllers far below the floors", learned.to_numpy(), (1 - margin) * floor.to_numpy(),
+                       groups=at_k0.index.get_level_values("seed"), alternative="less",
+                       note=f"max(GCE, Hom) - {1 - margin:g} min(zero, random) per (seed, graph) at K=0; ratio "
+                            f"max / min {summarize(learned / floor)} over (seed, graph)")
 
 # %% ../../nbs/gce/07_experiments.ipynb #cfb0028c
 def grid_claims(rows: pd.DataFrame, cfg: GCEExperimentConfig) -> list[Claim]:
@@ -436,20 +423,22 @@ def _diverged(stats: pd.DataFrame, method: str) -> pd.Series:
 
 
 def noise_claim(rows: pd.DataFrame, cfg: GCEExperimentConfig) -> Claim:
-    "Claim 3: at noise >= 10% KPM diverges where it did not at the main level, while GCE, judged alike, does not."
+    "Claim 3: at noise >= 10% KPM diverges where it did not at the main level, while GCE, judged alike, does not (per seed, at > half the levels)."
     name, paper = "noise >= 10%: KPM diverges, GCE does not", "KPM NaN at 5-20%; GCE 0.63-0.83"
     ident = rows[rows.setting == "ID"]
     if not (ident.noise >= 0.1).any():
-        return claim_not_run(name, paper, "no noise level >= 10% in this run", "per seed and level")
+        return claim_not_run(name, paper, "no noise level >= 10% in this run",
+                             "t: per-seed share of the levels >= 10% where it holds > 0.5")
     stats = ident.groupby(["seed", "noise", "method"])[["error", "pred_error"]].agg(
         lambda v: v.mean(skipna=False)).unstack("method")
     kpm, gce = _diverged(stats, KPM), _diverged(stats, GCE)
     kpm_main = kpm.xs(cfg.noise, level="noise")
     high = [(seed, level) for seed, level in kpm.index if level >= 0.1]
     holds = [float(kpm[(s, n)] and not kpm_main[s] and not gce[(s, n)]) for s, n in high]
-    return claim_from_seeds(name, paper, holds, lambda v: v == 1,
-                            "per (seed, level >= 10%): KPM's mean control or 10-step prediction error > 1 or "
-                            "non-finite, but not at the main level, and not GCE's (1 = holds)", fmt=".2f")
+    return judge_claim(name, paper, holds, groups=[s for s, _ in high], margin=0.5, fmt=".2f",
+                       note="per (seed, level >= 10%) 1 = KPM's mean control or 10-step prediction error > 1 or "
+                            "non-finite, but not at the main level, and not GCE's; levels averaged per seed: holds "
+                            "at more than half of them")
 
 
 def rope_claims(rows: pd.DataFrame) -> list[Claim]:
@@ -556,15 +545,16 @@ def benchmark_planning(
     horizon: int = 20,  # planning horizon M
     riccati_max: int = 50,  # largest N for the O(M (Nd)^3) Riccati recursion
     seed: int = 0,
+    repeats: int = 5,  # interleaved rounds: one timed call of every solver at every size per round
 ) -> pd.DataFrame:
-    "Seconds to plan one step: Riccati vs condensed vs terminal LQR, and GCE's whole step, against N."
+    "Seconds to plan one step: Riccati vs condensed vs terminal LQR, and GCE's whole step, against N; one row per repeat."
     from gcelib.control.lqr import condensed_lqr, riccati_controls, riccati_tracking, terminal_lqr
     _check_ns(ns)
-    for name, v, low in (("d", d, 1), ("horizon", horizon, 1), ("riccati_max", riccati_max, 0)):
+    for name, v, low in (("d", d, 1), ("horizon", horizon, 1), ("riccati_max", riccati_max, 0), ("repeats", repeats, 1)):
         _check_int(v, name, low)
     from gcelib.gce.control import linear_system
 
-    rows = []
+    jobs = []  # (n, state_dim, n_inputs, solver, fn)
     for n in ns:
         gen = torch.Generator().manual_seed(seed)
         env = SwingGrid(SwingGridConfig(), *watts_strogatz(n, 4, 0.3, np.random.default_rng(seed)), gen)
@@ -578,47 +568,46 @@ def benchmark_planning(
         A, B, c = A.double(), B.double(), c.double()
         z0, z_ref = psi.reshape(-1).double(), torch.zeros(A.shape[0], dtype=torch.float64)
         R = torch.full((B.shape[1],), 1e-2, dtype=torch.float64)
-        timing = {"condensed": best_time(lambda: condensed_lqr(A, B, 1.0, R, z0, z_ref, horizon, c)),
-                  "terminal": best_time(lambda: terminal_lqr(A, B, 1.0, R, z0, z_ref, horizon, c))}
+        fns = {"condensed": lambda A=A, B=B, R=R, z0=z0, z_ref=z_ref, c=c: condensed_lqr(A, B, 1.0, R, z0, z_ref, horizon, c),
+               "terminal": lambda A=A, B=B, R=R, z0=z0, z_ref=z_ref, c=c: terminal_lqr(A, B, 1.0, R, z0, z_ref, horizon, c)}
         if n <= riccati_max:
-            timing["riccati"] = best_time(lambda: riccati_controls(
-                *riccati_tracking(A, B, 1.0, R, z_ref, horizon, c), A, B, z0, c))
+            fns["riccati"] = lambda A=A, B=B, R=R, z0=z0, z_ref=z_ref, c=c: riccati_controls(
+                *riccati_tracking(A, B, 1.0, R, z_ref, horizon, c), A, B, z0, c)
         plan = latent_planner(model, ops, data, ControlConfig(n_steps=horizon))
-        timing["GCE step"] = best_time(lambda: plan(data.obs[0, 0], data.obs[0, 1], 0))
-        rows.extend({"n_nodes": n, "state_dim": A.shape[0], "n_inputs": B.shape[1], "solver": k, "seconds": v}
-                    for k, v in timing.items())
+        fns["GCE step"] = lambda plan=plan, data=data: plan(data.obs[0, 0], data.obs[0, 1], 0)
+        jobs.extend((n, A.shape[0], B.shape[1], k, fn) for k, fn in fns.items())
+    for *_, fn in jobs:
+        fn()  # warm-up: first calls pay for allocation and dispatch set-up
+    rows = []
+    for r in range(repeats):  # interleaved: every round times every solver at every size once
+        rows.extend({"n_nodes": n, "state_dim": sd, "n_inputs": nu, "solver": k, "repeat": r,
+                     "seconds": best_time(fn, repeats=1)} for n, sd, nu, k, fn in jobs)
     return pd.DataFrame(rows)
 
 # %% ../../nbs/gce/07_experiments.ipynb #18814e1c
-TIMING_NOISE = 1.3  # factor by which a timed plan varies between runs (up to 30 %, 00_overview's cpu runs)
-
-
-def _timing_verdict(ratios, margin: float) -> str:
-    "'reproduced' if every ratio exceeds margin, 'not reproduced' if one is below 1 / margin, else a tie ('partial')."
-    ratios = np.asarray(ratios, dtype=float)
-    if (ratios > margin).all():
-        return "reproduced"
-    return "not reproduced" if (ratios < 1 / margin).any() else "partial"
+def _per_repeat_ratio(plans: pd.DataFrame) -> pd.DataFrame:
+    "Riccati / condensed seconds per (repeat, N), sizes with Riccati timed only: rows repeat, columns N."
+    wide = plans.pivot_table(index=["repeat", "n_nodes"], columns="solver", values="seconds")
+    return (wide["riccati"] / wide["condensed"]).dropna().unstack("n_nodes").dropna(axis=1)
 
 
 def benchmark_claims(plans: pd.DataFrame) -> list[Claim]:
-    "Claims on planning cost: condensed beats Riccati at every measured N, by more as N grows, beyond timing noise."
-    _check_rows(plans, {"n_nodes", "solver", "seconds"})
-    wide = plans.pivot_table(index="n_nodes", columns="solver", values="seconds")
-    if "riccati" not in wide or wide["riccati"].notna().sum() < 2:
+    "Claims on planning cost: condensed beats Riccati at every measured N, by more as N grows (median over repeats)."
+    _check_rows(plans, {"n_nodes", "solver", "seconds", "repeat"})
+    if "riccati" not in set(plans.solver) or plans[plans.solver == "riccati"].n_nodes.nunique() < 2:
         return [claim_not_run("condensed LQR faster than Riccati, more so as N grows", "O(M (Nd)^3) vs condensed",
                               "fewer than two sizes with Riccati timed")]
-    ratio = (wide["riccati"] / wide["condensed"]).dropna()
-    growth = ratio.iloc[-1] / ratio.iloc[0]
-    m = TIMING_NOISE
-    return [Claim("condensed LQR plans faster than full-state Riccati", "Riccati is O(M (Nd)^3)",
-                  "Riccati / condensed: " + ", ".join(f"N={n}: {r:.3g}x" for n, r in ratio.items()),
-                  _timing_verdict(ratio, m), f"Riccati / condensed > {m:g} (timing noise) at every N; < 1/{m:g} at "
-                  "some N: not reproduced; otherwise a tie"),
-            Claim(f"the speed-up grows with N ({ratio.index[0]} -> {ratio.index[-1]} nodes)",
-                  "use the condensed form at large N", f"speed-up at the largest N / at the smallest: {growth:.3g}",
-                  _timing_verdict([growth], m**2), f"ratio of the two speed-ups > {m:g}^2 = {m**2:.3g} (each is off by "
-                  f"up to {m:g}x); < 1/{m**2:.3g}: not reproduced; otherwise a tie")]
+    ratio = _per_repeat_ratio(plans)
+    med = ratio.median()
+    growth = ratio[ratio.columns[-1]] / ratio[ratio.columns[0]]
+    sizes = "median Riccati / condensed per N: " + ", ".join(f"N={n}: {r:.3g}x" for n, r in med.items())
+    return [judge_claim("condensed LQR plans faster than full-state Riccati", "Riccati is O(M (Nd)^3)",
+                        ratio.min(axis=1).to_numpy(), labels=ratio.index, unit="repeat (smallest ratio over N)",
+                        margin=1.0, rule="median", kind="timing", note=sizes),
+            judge_claim(f"the speed-up grows with N ({ratio.columns[0]} -> {ratio.columns[-1]} nodes)",
+                        "use the condensed form at large N", growth.to_numpy(), labels=ratio.index,
+                        unit="repeat (speed-up at the largest N / at the smallest)", margin=1.0, rule="median",
+                        kind="timing", note=sizes)]
 
 # %% ../../nbs/gce/07_experiments.ipynb #6bd8d5ce
 @dataclass
@@ -631,10 +620,13 @@ class GCEBenchmarkConfig:
     d: int = 8  # features per node of the planning system
     horizon: int = 20  # planning horizon
     riccati_max: int = 16  # largest N for the Riccati recursion
+    repeats: int = 3  # interleaved timing rounds (the units of the timing claims)
 
 
 BENCH_PRESETS = {
     "smoke": GCEBenchmarkConfig(),
-    "cpu": GCEBenchmarkConfig(scale="cpu", ns=[10, 25, 50, 100, 150], batch=256, steps=20, d=16, riccati_max=50),
-    "gpu": GCEBenchmarkConfig(scale="gpu", ns=[10, 25, 50, 100, 150], batch=4096, steps=20, d=16, riccati_max=100),
+    "cpu": GCEBenchmarkConfig(scale="cpu", ns=[10, 25, 50, 100, 150], batch=256, steps=20, d=16, riccati_max=50,
+                             repeats=5),
+    "gpu": GCEBenchmarkConfig(scale="gpu", ns=[10, 25, 50, 100, 150], batch=4096, steps=20, d=16, riccati_max=100,
+                             repeats=5),
 }

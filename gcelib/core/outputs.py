@@ -5,6 +5,7 @@
 # %% ../../nbs/core/04_outputs.ipynb #b7c33f4c
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -124,6 +125,23 @@ def _add_claims(self, claims: Sequence[Claim]) -> list[Claim]:
     return self.claims
 
 
+def _cpu_record() -> dict:
+    "The CPU model and the instruction sets torch and numpy dispatch to on this machine."
+    import torch
+
+    model = None
+    with contextlib.suppress(OSError):
+        lines = [ln for ln in Path("/proc/cpuinfo").read_text().splitlines() if ln.startswith("model name")]
+        model = lines[0].split(":", 1)[1].strip() if lines else None
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__
+        numpy_isa = [name for name, on in __cpu_features__.items() if on and name.startswith(("AVX", "X86", "FMA"))]
+    except ImportError:
+        numpy_isa = None
+    return {"cpu_model": model or platform.processor() or None,
+            "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(), "numpy_cpu_features": numpy_isa}
+
+
 def _finish(self) -> dict:
     "Write env.json (and empty metrics/claims files if none were logged); return the env record."
     import torch
@@ -134,6 +152,7 @@ def _finish(self) -> dict:
         "device": str(self.device) if self.device is not None else None,
         "cuda": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
         "threads": torch.get_num_threads(), "git_revision": _git_revision(),
+        **_cpu_record(),  # learned values move in late digits between instruction sets: say which ran
         "started_at": self._started_at,
         "wall_time_s": round(time.perf_counter() - self._start, 3),
     }

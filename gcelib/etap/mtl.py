@@ -95,7 +95,7 @@ class TrainResult:
     test_loss: np.ndarray  # (K,) test loss of each member, NaN outside the group
     Z_etap: np.ndarray | None = None  # (K, K) averaged ETAP affinity (recording runs)
     Z_tag: np.ndarray | None = None  # (K, K) averaged TAG affinity (recording runs with tag=True)
-    cost: dict | None = None  # seconds summed over recorded steps: grad, gram, lookahead; and steps
+    cost: dict | None = None  # seconds summed over recorded steps: grad, gram, lookahead; steps; step_ratio per step
 
 
 def as_group(group, K: int) -> tuple:
@@ -154,6 +154,7 @@ def _record(model, opt, cfg, losses_g, shared, loss_fn, sums):
         sums["Z_tag"] += tag_affinity(loss_fn, theta, U, cfg.lr).numpy()
     t3 = time.perf_counter()
     sums["grad"] += t1 - t0; sums["gram"] += t2 - t1; sums["lookahead"] += t3 - t2; sums["steps"] += 1
+    sums["step_ratio"].append((t2 - t0) / max(t1 - t0 + t3 - t2, 1e-12))  # this step: ETAP's seconds / TAG's
 
 # %% ../../nbs/etap/03_mtl.ipynb #08bb86bc
 def train_group(
@@ -180,7 +181,7 @@ def train_group(
            else torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=cfg.momentum))
     n = len(members)
     sums = {"Z_etap": np.zeros((n, n)), "Z_tag": np.zeros((n, n)), "grad": 0.0, "gram": 0.0, "lookahead": 0.0,
-            "steps": 0}
+            "steps": 0, "step_ratio": []}
     loss_fn = _flat_loss_fn(model, list(shared), [p.shape for p in shared.values()], X, y, task, data.K,
                             data.loss, members) if record else None
     gen = torch.Generator().manual_seed(seed)
@@ -204,7 +205,7 @@ def train_group(
         return TrainResult(test_loss)
     S = max(sums["steps"], 1)
     full = lambda Z: _embed(Z / S, members, data.K)
-    cost = {k: sums[k] for k in ("grad", "gram", "lookahead", "steps")}
+    cost = {k: sums[k] for k in ("grad", "gram", "lookahead", "steps", "step_ratio")}
     return TrainResult(test_loss, full(sums["Z_etap"]), full(sums["Z_tag"]) if cfg.tag else None, cost)
 
 

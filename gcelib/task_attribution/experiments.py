@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, bootstrap_verdict, claim_check, summarize
+from ..core.claims import Claim, claim_check, judge_claim, summarize
 from ..core.progress import progress
 from .gradest import (estimate_target_loss, fit_linearised, per_example_grads,
                                              rademacher_projection, relative_error)
@@ -25,9 +25,9 @@ from .weighting import (all_subsets, bernoulli_wls, loo_effects, make_linear_tas
                                                prop31_beta, ridge_influence, ridge_performance)
 
 # %% auto #0
-__all__ = ['PRESETS', 'TaskAttributionExperimentConfig', 'fit_surrogates', 'run_convex', 'prop31_check', 'run_neural', 'beats_by',
-           'paired_claim', 'loo_claims', 'estimated_f_claim', 'neural_claims', 'selection_gains', 'selection_claim',
-           'run_icl', 'icl_claims', 'plot_loo', 'plot_estimator', 'plot_selection']
+__all__ = ['PRESETS', 'TaskAttributionExperimentConfig', 'fit_surrogates', 'run_convex', 'prop31_check', 'run_neural',
+           'beats_all', 'paired_claim', 'loo_claims', 'estimated_f_claim', 'neural_claims', 'selection_gains',
+           'selection_claim', 'run_icl', 'icl_claims', 'plot_loo', 'plot_estimator', 'plot_selection']
 
 # %% ../../nbs/task_attribution/06_experiments.ipynb #21604f70
 @dataclass
@@ -225,18 +225,6 @@ def run_neural(cfg: TaskAttributionExperimentConfig) -> dict:
     return {k: pd.DataFrame(v) for k, v in out.items()}
 
 # %% ../../nbs/task_attribution/06_experiments.ipynb #46ba863f
-_ORDER = {"reproduced": 0, "partial": 1, "not reproduced": 2}
-
-
-def beats_by(
-    a,  # the method's values, one per paired unit
-    b,  # the baseline's values on the same units
-    margin: float = 0.0,  # the difference a - b the claim needs
-) -> tuple[str, dict]:
-    "Interval verdict of 'a - b > margin' over paired units (one unit: at most partial), with the interval."
-    return bootstrap_verdict(np.asarray(a, dtype=float), np.asarray(b, dtype=float), "greater", margin)
-
-
 def _units(df: pd.DataFrame, value: str) -> pd.DataFrame:
     "One row per paired unit (seed, and instance where present), one column per method."
     index = [c for c in ("seed", "instance") if c in df.columns]
@@ -244,46 +232,49 @@ def _units(df: pd.DataFrame, value: str) -> pd.DataFrame:
         raise ValueError(f"df must have a seed column to pair the methods, got {list(df.columns)}")
     return df.pivot_table(index=index, columns="method", values=value)
 
+
+def beats_all(
+    units: pd.DataFrame,  # one row per paired unit, one column per method
+    a: str,  # the method claimed to be better
+    baselines,  # the methods it must beat
+    rel: float,  # the relative margin: a - b must exceed rel x |mean of b|
+) -> pd.Series:
+    "Per unit, the smallest excess of a over the baselines' bars, and a itself (> 0 means every condition holds)."
+    cols = [units[a] - units[b] - rel * abs(units[b].mean()) for b in baselines] + [units[a]]
+    return pd.concat(cols, axis=1).min(axis=1)
+
+
+def _judge_units(claim: str, paper: str, stat: pd.Series, **kw) -> Claim:
+    "Judge a per-unit statistic > margin over seeds: units nested in a seed (part A's instances) averaged per seed."
+    seeds = stat.index.get_level_values("seed")
+    if isinstance(stat.index, pd.MultiIndex):
+        return judge_claim(claim, paper, stat.to_numpy(), groups=seeds, **kw)
+    return judge_claim(claim, paper, stat.to_numpy(), labels=seeds, **kw)
+
 # %% ../../nbs/task_attribution/06_experiments.ipynb #574dcd80
 def paired_claim(
     claim: str,  # the claim in a few words
     paper: str,  # the paper's value or direction
-    a,  # the method's values per seed
+    a,  # the method's values per seed (a Series indexed by seed, or an array)
     b,  # the baseline's values on the same seeds
     names: str,  # the difference in words, e.g. "kernel R^2 - linear R^2"
 ) -> Claim:
-    "Judge 'a beats b' by the paired bootstrap interval over seeds (one seed: at most partial)."
-    verdict, ci = beats_by(a, b)
-    measured = f"{names} {ci['mean_diff']:+.3g} [{ci['lo']:+.3g}, {ci['hi']:+.3g}] 95% CI (n={ci['n']})"
-    if verdict == "partial":
-        measured += "; a tie: the interval contains 0" if ci["n"] > 1 else "; one seed: no spread"
-    return Claim(claim, paper, measured, verdict, f"paired bootstrap 95% CI of {names} > 0; one seed: at most partial")
+    "Judge 'a beats b': the paired difference per seed, t over seeds (one seed: at most partial)."
+    labels = list(a.index) if isinstance(a, pd.Series) else None
+    return judge_claim(claim, paper, np.asarray(a, dtype=float), np.asarray(b, dtype=float), labels=labels,
+                       note=f"{names} per seed")
 
 # %% ../../nbs/task_attribution/06_experiments.ipynb #0fdd5137
 def _loo_claim(df: pd.DataFrame, label: str) -> Claim:
     units = _units(df, "loo_spearman")
     means, pear = units.mean(), df.groupby("method")["loo_pearson"].mean()
-    strong, weak, parts = [], [], []
-    for b in ("linear", "influence"):
-        margin = 0.25 * abs(means[b])
-        v, ci = beats_by(units["kernel"], units[b], margin)
-        strong.append(v)
-        weak.append(beats_by(units["kernel"], units[b])[1]["mean_diff"] > 0)
-        parts.append(f"kernel - {b} {ci['mean_diff']:+.3f} [{ci['lo']:+.3f}, {ci['hi']:+.3f}] (needs > {margin:.3f})")
-    if not means["kernel"] > 0:  # a kernel not positively correlated with the true LOO cannot reproduce
-        verdict = "not reproduced"
-    else:
-        verdict = ("reproduced" if all(v == "reproduced" for v in strong) else
-                   "partial" if all(weak) else "not reproduced")
-    measured = (f"Spearman kernel {means['kernel']:.3f}, linear {means['linear']:.3f}, influence "
-                f"{means['influence']:.3f}; {'; '.join(parts)}; Pearson "
-                f"{pear['kernel']:.3f} / {pear['linear']:.3f} / {pear['influence']:.3f}; n={len(units)}")
-    if verdict == "partial":
-        measured += "; partial: higher than both, not by 25 % beyond the noise"
-    return Claim(f"LOO correlation, kernel vs linear and influence ({label})", "25% higher than both baselines",
-                 measured, verdict,
-                 "paired bootstrap 95% CI of kernel - b > 0.25 |mean b| for b = linear and influence; partial if "
-                 "the kernel's mean is higher than both; not reproduced if kernel <= 0")
+    stat = beats_all(units, "kernel", ("linear", "influence"), 0.25)
+    note = (f"Spearman kernel {means['kernel']:.3f}, linear {means['linear']:.3f}, influence {means['influence']:.3f} "
+            f"(bars: kernel - linear > {0.25 * abs(means['linear']):.3f}, kernel - influence > "
+            f"{0.25 * abs(means['influence']):.3f}); Pearson {pear['kernel']:.3f} / {pear['linear']:.3f} / "
+            f"{pear['influence']:.3f}; {len(units)} units")
+    return _judge_units(f"LOO correlation, kernel vs linear and influence ({label})", "25% higher than both baselines",
+                        stat, note=note)
 
 # %% ../../nbs/task_attribution/06_experiments.ipynb #6c2d260d
 def loo_claims(convex: pd.DataFrame, loo: pd.DataFrame) -> list[Claim]:
@@ -305,16 +296,11 @@ def loo_claims(convex: pd.DataFrame, loo: pd.DataFrame) -> list[Claim]:
 def estimated_f_claim(loo: pd.DataFrame) -> Claim:
     "Non-inferiority: the kernel fitted on estimated F keeps its LOO correlation within 0.1 of the retrained one."
     units = _units(loo[(loo.setting == "local") & (loo.p == loo.p.max())], "loo_spearman")
-    v, ci = beats_by(units["kernel (estimated F)"], units["kernel"], margin=-0.1)
-    gap = -ci["mean_diff"]  # retrained minus estimated
-    verdict = "reproduced" if v == "reproduced" else "partial" if gap <= 0.2 else "not reproduced"
     m = units.mean()
-    measured = (f"Spearman {m['kernel (estimated F)']:.3f} (estimated F) vs {m['kernel']:.3f} (retrained): "
-                f"diff {ci['mean_diff']:+.3f} [{ci['lo']:+.3f}, {ci['hi']:+.3f}] 95% CI (n={ci['n']}); "
-                f"linear on estimated F {m['linear (estimated F)']:.3f}")
-    return Claim("Kernel surrogate from estimated F keeps its LOO correlation", "accurate without retraining",
-                 measured, verdict, "paired bootstrap 95% CI of estimated - retrained > -0.1 (one seed: at most "
-                 "partial); partial if the mean gap <= 0.2")
+    return judge_claim("Kernel surrogate from estimated F keeps its LOO correlation", "accurate without retraining",
+                       units["kernel (estimated F)"].to_numpy(), units["kernel"].to_numpy(), labels=units.index,
+                       margin=-0.1, note=f"Spearman {m['kernel (estimated F)']:.3f} (estimated F) vs {m['kernel']:.3f} "
+                                         f"(retrained); linear on estimated F {m['linear (estimated F)']:.3f}")
 
 # %% ../../nbs/task_attribution/06_experiments.ipynb #aa6684c0
 def neural_claims(res: dict, prop31_error: float) -> list[Claim]:
@@ -328,13 +314,11 @@ def neural_claims(res: dict, prop31_error: float) -> list[Claim]:
     out.append(paired_claim("Kernel surrogate fits held-out subsets better than linear (R^2 gap)",
                             "KRR captures interactions linear misses", local["kernel"], local["linear"],
                             "kernel R^2 - linear R^2"))
-    errs = est["median_rel_err"].to_numpy()
-    verdict = "reproduced" if np.all(errs < 0.02) else "partial" if np.all(errs < 0.05) else "not reproduced"
-    out.append(Claim("Gradient estimator: relative error against retraining", "< 2%",
-                     f"median {summarize(errs * 100, '.2g')} %; of the change F - F(theta0): "
-                     f"{summarize(est['median_rel_err_of_change'] * 100, '.2g')} %; Spearman(F-hat, F) "
-                     f"{summarize(est['spearman'], '.3f')}", verdict,
-                     "median relative error < 2% every seed; partial < 5%"))
+    out.append(judge_claim("Gradient estimator: relative error against retraining", "< 2%",
+                           est["median_rel_err"].to_numpy(), labels=est["seed"], alternative="less", margin=0.02,
+                           unit="seed (median relative error)",
+                           note=f"of the change F - F(theta0): {summarize(est['median_rel_err_of_change'] * 100, '.2g')}"
+                                f" %; Spearman(F-hat, F) {summarize(est['spearman'], '.3f')}"))
     out.append(estimated_f_claim(loo))
     out.append(selection_claim(sel))
     out.append(claim_check("Linear surrogate = influence + second-order term (Prop. 3.1)",
@@ -362,25 +346,18 @@ def selection_claim(
     baselines: tuple = ("linear", "influence"),  # the baselines the kernel must beat
     label: str = "subset selection",  # what is selected
 ) -> Claim:
-    "Judge the selection claim (kernel against the baselines)."
+    "Judge the selection claim: per seed, the kernel's gain beyond 1.4 x each baseline's and above 0 (t over seeds)."
     gains = selection_gains(sel, reference, ("kernel",) + tuple(baselines) + ("random",))
-    wins = (sel["kernel"] <= sel[list(baselines)].min(axis=1) + 1e-9).mean()
-    best = max(gains[b].mean() for b in baselines)
-    k_gain = gains["kernel"].mean()
-    by_40 = {b: beats_by(gains["kernel"], gains[b], 0.4 * abs(gains[b].mean())) for b in baselines}
-    if not k_gain > 0:  # a kernel that does not beat the reference cannot reproduce an improvement
-        verdict = "not reproduced"
+    if "seed" in sel.columns:
+        gains.index = pd.Index(sel["seed"].to_numpy(), name="seed")
     else:
-        verdict = ("reproduced" if wins >= 0.8 and all(v == "reproduced" for v, _ in by_40.values()) else
-                   "partial" if wins >= 0.5 or k_gain > best else "not reproduced")
-    measured = (f"gain kernel {summarize(gains['kernel'], '.2f')}, "
-                + ", ".join(f"{b} {gains[b].mean():.2f}" for b in baselines)
-                + f", random {gains['random'].mean():.2f}; kernel at least as good in {wins:.0%} of seeds; "
-                + "; ".join(f"kernel - {b} [{ci['lo']:+.2f}, {ci['hi']:+.2f}]" for b, (_, ci) in by_40.items()))
-    return Claim(f"{label[0].upper() + label[1:]} with the kernel surrogate beats {' and '.join(baselines)}",
-                 "40% improvement", measured, verdict,
-                 ">= 80% of seeds and paired bootstrap 95% CI of the gain over each baseline b > 0.4 |mean gain b| "
-                 "(1.4 x); partial if >= 50% or higher mean; not reproduced if the kernel's mean gain <= 0")
+        gains.index.name = "seed"
+    wins = (sel["kernel"] <= sel[list(baselines)].min(axis=1) + 1e-9).mean()
+    note = (f"gain kernel {summarize(gains['kernel'], '.2f')}, "
+            + ", ".join(f"{b} {gains[b].mean():.2f} (bar +{0.4 * abs(gains[b].mean()):.2f})" for b in baselines)
+            + f", random {gains['random'].mean():.2f}; kernel at least as good in {wins:.0%} of seeds")
+    return _judge_units(f"{label[0].upper() + label[1:]} with the kernel surrogate beats {' and '.join(baselines)}",
+                        "40% improvement", beats_all(gains, "kernel", baselines, 0.4), note=note)
 
 # %% ../../nbs/task_attribution/06_experiments.ipynb #25449498
 def run_icl(cfg: TaskAttributionExperimentConfig) -> tuple[pd.DataFrame, pd.DataFrame]:

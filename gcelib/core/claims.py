@@ -114,7 +114,8 @@ def _median_interval(x, level):
     from scipy.stats import quantile_test
 
     ci = quantile_test(x, q=float(np.median(x)), p=0.5).confidence_interval(confidence_level=level)
-    return float(ci.low), float(ci.high)
+    lo, hi = float(ci.low), float(ci.high)  # nan where too few values reach the level: unbounded
+    return (-np.inf if np.isnan(lo) else lo), (np.inf if np.isnan(hi) else hi)
 
 
 def _binom_p(x, m, alternative):
@@ -259,9 +260,12 @@ def judge(
     verdict, p_claim = _tests(ev, alpha)
     rule, x = RULES[ev.rule], np.asarray(ev.values, dtype=float)
     lo, hi = rule.interval(x, 1 - 2 * alpha)
-    sd = float(x.std(ddof=1)) if x.size > 1 else float("nan")
+    if rule.statistic == "mean":  # the t rule's noncentral-t power (a planning figure for the other mean rules)
+        detectable = detectable_effect(float(x.std(ddof=1)) if x.size > 1 else float("nan"), x.size, alpha=alpha)
+    else:  # median and proportion: the interval's half-width, unbounded when too few units reach the level
+        detectable = (hi - lo) / 2 if np.isfinite(hi - lo) else float("inf")
     return {"verdict": verdict, "estimate": float(rule.estimate(x)), "lo": lo, "hi": hi, "level": 1 - 2 * alpha,
-            "p": p_claim, "n": int(x.size), "detectable": detectable_effect(sd, x.size, alpha=alpha)}
+            "p": p_claim, "n": int(x.size), "detectable": detectable}
 
 # %% ../../nbs/core/03_claims.ipynb #5d962236
 VERDICTS = ("reproduced", "partial", "not reproduced", "not run")
@@ -318,7 +322,7 @@ def _unit_means(values: np.ndarray, groups, unit: str) -> tuple[list, np.ndarray
     sizes = [groups.count(g) for g in labels]
     means = np.array([values[[i for i, g in enumerate(groups) if g == lab]].mean() for lab in labels])
     k = f"{min(sizes)}" if min(sizes) == max(sizes) else f"{min(sizes)}-{max(sizes)}"
-    return labels, means, f"{unit} (mean of {k} items)"
+    return labels, means, unit if max(sizes) == 1 else f"{unit} (mean of {k} items)"
 
 
 def _measured(ev: Evidence, j: dict, fmt: str) -> str:
@@ -329,8 +333,12 @@ def _measured(ev: Evidence, j: dict, fmt: str) -> str:
     if ev.rule == "binomial":
         text = f"{int(sum(ev.values))} of {j['n']} {ev.unit}; " + text
     if j["verdict"] == "partial":
-        text += ("; one unit: no spread to judge the noise" if j["n"] < 2 else
-                 f"; inconclusive: could detect {j['detectable']:{fmt}} beyond the margin")
+        if j["n"] < 2:
+            text += "; one unit: no spread to judge the noise"
+        elif not np.isfinite(j["detectable"]):
+            text += f"; inconclusive: {j['n']} units are too few for rule {ev.rule!r} to reach p < {ALPHA:g}"
+        else:
+            text += f"; inconclusive: could detect {j['detectable']:{fmt}} beyond the margin"
     return text
 
 

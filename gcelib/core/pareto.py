@@ -5,6 +5,7 @@
 # %% ../../nbs/core/12_pareto.ipynb #860dc441
 from __future__ import annotations
 
+import moocore
 import numpy as np
 
 # %% auto #0
@@ -89,28 +90,7 @@ def crowding_distance(
             cd[order[1:-1]] += (f[2:] - f[:-2]) / span
     return cd
 
-# %% ../../nbs/core/12_pareto.ipynb #f9a96467
-def _hv_sorted(F: np.ndarray, ref: np.ndarray) -> float:
-    "Return the hypervolume of points that all strictly dominate `ref` (recursive slicing)."
-    m = F.shape[1]
-    if len(F) == 0:
-        return 0.0
-    if m == 1:
-        return float(ref[0] - F[:, 0].min())
-    F = F[pareto_mask(F)]
-    if m == 2:
-        F = F[np.argsort(F[:, 0])]  # on a 2-D front f_2 then decreases
-        widths = np.append(F[1:, 0], ref[0]) - F[:, 0]
-        return float(np.sum(widths * (ref[1] - F[:, 1])))
-    F = F[np.argsort(F[:, -1], kind="stable")]
-    z = np.append(F[:, -1], ref[-1])
-    total = 0.0
-    for k in range(len(F)):
-        if z[k + 1] > z[k]:
-            total += (z[k + 1] - z[k]) * _hv_sorted(F[: k + 1, :-1], ref[:-1])
-    return total
-
-
+# %% ../../nbs/core/12_pareto.ipynb #dc554e56
 def hypervolume(
     F,  # (n, m) objective vectors
     ref,  # (m,) reference point
@@ -122,8 +102,11 @@ def hypervolume(
     if ref.shape != (F.shape[1],) or not np.isfinite(ref).all():
         raise ValueError(f"ref must be a finite vector of {F.shape[1]} objectives, got shape {ref.shape}")
     if maximize:
-        F, ref = -F, -ref
-    return _hv_sorted(F[np.all(F < ref, axis=1)], ref)
+        F, ref = -F, -ref  # a reflection: same measure, now minimised
+    inside = F[np.all(F < ref, axis=1)]  # (k, m) points that strictly dominate ref
+    if len(inside) == 0:
+        return 0.0
+    return float(moocore.hypervolume(inside, ref=ref))
 
 # %% ../../nbs/core/12_pareto.ipynb #d3f748fe
 def _as_rng(generator) -> np.random.Generator:

@@ -94,16 +94,11 @@ def hv_max(
     F,  # (n, m) returns (maximised)
     ref,  # (m,) reference point below the returns
 ) -> float:
-    "Return the hypervolume of maximised returns: exact for m <= 3, pymoo's for larger m."
+    "Return the exact hypervolume of maximised returns above `ref` (core's, for any m)."
     F, ref = np.asarray(F, dtype=float), np.asarray(ref, dtype=float)
     if F.ndim != 2 or ref.shape != (F.shape[1],):
         raise ValueError(f"F must be (n, m) and ref (m,), got {F.shape} and {ref.shape}")
-    if F.shape[1] <= 3:
-        return hypervolume(F, ref, maximize=True)
-    from pymoo.indicators.hv import HV  # exact WFG-style algorithm, fast for m = 6
-
-    inside = F[np.all(F > ref, axis=1)]
-    return float(HV(ref_point=-ref)(-inside)) if len(inside) else 0.0
+    return hypervolume(F, ref, maximize=True)
 
 
 @torch.no_grad()

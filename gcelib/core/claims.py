@@ -27,6 +27,11 @@ class Rule:
     min_units: int = 1  # fewer units are rejected
 
 
+def _no_spread(x: np.ndarray) -> bool:
+    "Whether the values are equal up to float rounding (then the t statistic is undefined)."
+    return bool(np.ptp(x) <= 1e-12 * max(1.0, float(np.abs(x).max())))
+
+
 def _no_spread_p(x: np.ndarray, m: float, alternative: str) -> float:
     "The p-value when every unit gives the same value: the sign alone decides."
     beyond = x[0] > m if alternative == "greater" else x[0] < m
@@ -38,7 +43,7 @@ def _t_p(x, m, alternative):
 
     if x.size < 2:
         return float("nan")
-    if np.ptp(x) == 0:
+    if _no_spread(x):
         return _no_spread_p(x, m, alternative)
     return float(ttest_1samp(x, m, alternative=alternative).pvalue)
 
@@ -48,7 +53,7 @@ def _t_interval(x, level):
 
     if x.size < 2:
         return -np.inf, np.inf
-    if np.ptp(x) == 0:
+    if _no_spread(x):
         return float(x[0]), float(x[0])
     ci = ttest_1samp(x, 0.0).confidence_interval(confidence_level=level)
     return float(ci.low), float(ci.high)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, claim_check, claim_not_run, paired_bootstrap_ci
+from ..core.claims import Claim, claim_check, claim_not_run, judge_claim
 from ..core.progress import progress
 from .bm25 import bm25_rank
 from .corpus import docstring_pairs, repo_functions
@@ -27,8 +27,9 @@ from .retriever import (Retriever, RetrieverConfig, consistency_filter, function
 # %% auto #0
 __all__ = ['PRESETS', 'VARIANTS', 'HEADLINE', 'PAIR', 'RULE', 'SYSTEM_ORDER', 'SweRankConfig', 'check_config', 'n_positions',
            'retriever_config', 'spread', 'rank_records', 'make_instances', 'per_issue', 'finetune', 'train_listwise',
-           'rerank_records', 'run_experiment', 'per_seed', 'issue_means', 'seed_means', 'paired_verdict', 'all_of',
-           'experiment_claims', 'check_claims', 'not_run_claims', 'plot_systems', 'plot_sweeps', 'plot_losses']
+           'rerank_records', 'run_experiment', 'per_seed', 'issue_means', 'seed_means', 'paired_issues', 'seed_gains',
+           'held_out_note', 'experiment_claims', 'check_claims', 'not_run_claims', 'plot_systems', 'plot_sweeps',
+           'plot_losses']
 
 # %% ../../nbs/swerank/07_experiments.ipynb #6806e7b3
 @dataclass
@@ -244,8 +245,8 @@ def run_experiment(cfg: SweRankConfig, device: str = "cpu") -> dict:
 # %% ../../nbs/swerank/07_experiments.ipynb #4b4ff353
 HEADLINE = {"function": "Acc@10", "module": "Acc@10", "file": "Acc@1"}  # the paper's headline cut-off per level
 PAIR = {"function": ("Acc@5", "Acc@10"), "module": ("Acc@5", "Acc@10"), "file": ("Acc@1", "Acc@3")}
-RULE = ("per-issue difference averaged over seeds, paired bootstrap 95% CI over the test issues: "
-        "above 0 reproduced, containing 0 (a tie) partial, below 0 not reproduced")
+RULE = ("per-issue paired difference averaged within each finetuning seed (the unit), one-sided Student-t over "
+        "seeds (the verdict engine, core/03_claims)")
 
 
 def per_seed(R: pd.DataFrame, system: str, level: str, metric: str, variant: str = "issue") -> np.ndarray:
@@ -272,78 +273,89 @@ def seed_means(I: list, system: str, level: str, metric: str, variant: str = "is
     return np.array([x["values"].mean() for x in _select(I, system, level, metric, variant)])
 
 
-def paired_verdict(a: np.ndarray, b: np.ndarray) -> tuple[str, dict]:
-    "Verdict of 'a > b' from the paired bootstrap 95% interval of the mean per-issue difference."
-    ci = paired_bootstrap_ci(a, b)
-    return ("reproduced" if ci["lo"] > 0 else "not reproduced" if ci["hi"] < 0 else "partial"), ci
+def paired_issues(I: list, a_sys: str, b_sys: str, level: str, metric: str, variant: str = "issue") -> tuple:
+    "Both systems' per-issue values over all seeds, paired, and the seed of each issue (the unit for `groups`)."
+    A, B = _select(I, a_sys, level, metric, variant), _select(I, b_sys, level, metric, variant)
+    if [x["seed"] for x in A] != [x["seed"] for x in B] or any(x["values"].size != y["values"].size for x, y in zip(A, B)):
+        raise ValueError(f"{a_sys} and {b_sys} must have the same seeds and issues")
+    seeds = np.concatenate([np.full(x["values"].size, x["seed"]) for x in A])
+    return np.concatenate([x["values"] for x in A]), np.concatenate([x["values"] for x in B]), seeds
 
 
-def all_of(verdicts: list) -> str:
-    "Verdict of parts that must all hold: all reproduced, any not reproduced, else partial."
-    return "reproduced" if all(v == "reproduced" for v in verdicts) else \
-        "not reproduced" if "not reproduced" in verdicts else "partial"
+def seed_gains(I: list, a_sys: str, b_sys: str, level: str, metric: str, variant: str = "issue") -> pd.Series:
+    "The mean per-issue gain of a over b in each seed (index: the seeds)."
+    a, b, seeds = paired_issues(I, a_sys, b_sys, level, metric, variant)
+    return pd.Series(a - b).groupby(seeds, sort=False).mean()
 
 
-def _ci(ci: dict) -> str:
-    return f"{ci['mean_diff']:+.3f} [{ci['lo']:+.3f}, {ci['hi']:+.3f}]"
+def held_out_note(cfg: SweRankConfig) -> str:
+    "What the test issues are: how many per seed and from how many held-out repositories."
+    test = spread([r for r in load_benchmark() if r["split"] == "test"], cfg.n_test)
+    return (f"the {len(test)} test issues of each seed come from {len({r['repo'] for r in test})} held-out "
+            "repositories (the interval does not cover other repositories)")
 
 
-def _gain_claim(name, paper, I, a_sys, b_sys, lvl, m, variant="issue"):
-    a, b = issue_means(I, a_sys, lvl, m, variant), issue_means(I, b_sys, lvl, m, variant)
-    v, ci = paired_verdict(a, b)
-    return Claim(name, paper, f"{a_sys} {a.mean():.3f} vs {b_sys} {b.mean():.3f}; diff {_ci(ci)} 95% CI "
-                 f"(n={ci['n']} issues)", v, f"{a_sys} > {b_sys}; " + RULE)
+def _gain_claim(name, paper, I, a_sys, b_sys, lvl, m, variant="issue", note=""):
+    a, b, seeds = paired_issues(I, a_sys, b_sys, lvl, m, variant)
+    return judge_claim(name, paper, a, b, groups=seeds, alternative="greater",
+                       note=f"{a_sys} {a.mean():.3f} vs {b_sys} {b.mean():.3f}" + (f"; {note}" if note else ""))
 
+
+def _all_gains_claim(name, paper, I, parts, note=""):
+    "A claim of several gains that must all hold: per seed the smallest of the mean gains, judged > 0."
+    gains = pd.concat({label: seed_gains(I, *args) for label, args in parts.items()}, axis=1)
+    a_sys, _, lvl, m, *variant = next(iter(parts.values()))
+    n = _select(I, a_sys, lvl, m, *(variant or ["issue"]))[0]["values"].size
+    means = "; ".join(f"{label} {gains[label].mean():+.3f}" for label in gains)
+    return judge_claim(name, paper, gains.min(axis=1).to_numpy(), labels=gains.index, unit=f"seed (mean of {n} issues)",
+                       alternative="greater", note=f"value per seed: the smallest of the mean gains ({means})"
+                                                   + (f"; {note}" if note else ""))
 
 # %% ../../nbs/swerank/07_experiments.ipynb #8a4e67a2
 def experiment_claims(I: list, cfg: SweRankConfig) -> list:
     "Q1-Q5 at every granularity from the per-issue results (`run_experiment(...)['per_issue']`)."
     from scipy.stats import spearmanr
 
-    claims = []
+    note, claims = held_out_note(cfg), []
     for lvl, m in HEADLINE.items():
         claims.append(_gain_claim(f"Q1 finetuning on issues raises the retriever's {lvl} {m}",
-                                  "Table 3: CodeRankEmbed 59.5 -> 72.3 function Acc@10", I, "finetuned", "pretrained", lvl, m))
+                                  "Table 3: CodeRankEmbed 59.5 -> 72.3 function Acc@10", I, "finetuned", "pretrained", lvl, m,
+                                  note=note))
     for v in ("kept", "dropped"):
         for lvl, m in HEADLINE.items():
             claims.append(_gain_claim(f"Q2 finetuned retriever beats BM25, {lvl} {m}, frames {v}",
                                       "Table 1: SweRankEmbed-Small 74.45 vs BM25 36.86 function Acc@10",
-                                      I, "finetuned", "BM25", lvl, m, v))
+                                      I, "finetuned", "BM25", lvl, m, v, note=note))
     for lvl, ms in PAIR.items():
-        parts = [_gain_claim("", "", I, "reranked", "finetuned", lvl, m) for m in ms]
-        claims.append(Claim(f"Q3 reranking raises {lvl} {ms[0]} and {ms[1]}", "Table 1: SweRankEmbed-Large 82.12 -> "
-                            "+SweRankLLM-Large 88.69 function Acc@10", "; ".join(f"{m}: {p.measured}" for m, p in zip(ms, parts)),
-                            all_of([p.verdict for p in parts]), "reranked > finetuned at both cut-offs; " + RULE))
+        claims.append(_all_gains_claim(f"Q3 reranking raises {lvl} {ms[0]} and {ms[1]}", "Table 1: SweRankEmbed-Large 82.12 -> "
+                                       "+SweRankLLM-Large 88.69 function Acc@10",
+                                       I, {f"reranked - finetuned {m}": ("reranked", "finetuned", lvl, m) for m in ms}, note))
     strict = min([k for k in cfg.K_sweep if k > 0], default=None)
     for lvl, m in HEADLINE.items():
         if strict is None or 0 not in cfg.K_sweep:
             claims.append(claim_not_run(f"Q4 moderate K beats no filtering and a strict K, {lvl} {m}", "Fig. 5",
                                         "not run: the sweep needs a strict K and K = none"))
             continue
-        parts = [_gain_claim("", "", I, "finetuned", f"K={k}", lvl, m) for k in ("none", strict)]
-        claims.append(Claim(f"Q4 K = {cfg.K} beats no filtering and K = {strict}, {lvl} {m}",
-                            "Fig. 5: K = 20 best; no filtering below no finetuning; too strict K worse",
-                            f"K={cfg.K} (finetuned) vs " + "; vs ".join(p.measured.split("vs ", 1)[1] for p in parts),
-                            all_of([p.verdict for p in parts]), f"K = {cfg.K} > K = none and > K = {strict}; " + RULE))
+        claims.append(_all_gains_claim(f"Q4 K = {cfg.K} beats no filtering and K = {strict}, {lvl} {m}",
+                                       "Fig. 5: K = 20 best; no filtering below no finetuning; too strict K worse",
+                                       I, {f"vs K={k}": ("finetuned", f"K={k}", lvl, m) for k in ("none", strict)}, note))
     fracs = sorted(cfg.fractions) + [1.0]
     names = [f"frac={f:g}" for f in fracs[:-1]] + ["finetuned"]
     for lvl, m in HEADLINE.items():
         curves = np.stack([seed_means(I, s, lvl, m) for s in names])  # (fractions, seeds)
+        seeds = [x["seed"] for x in _select(I, "finetuned", lvl, m, "issue")]
         rho = np.array([spearmanr(fracs, curves[:, s]).statistic if np.ptp(curves[:, s]) > 0 else 0.0
                         for s in range(curves.shape[1])])
-        gain = _gain_claim("", "", I, "finetuned", names[0], lvl, m)
-        verdict = "reproduced" if gain.verdict == "reproduced" and rho.mean() > 0 else \
-            "partial" if rho.mean() > 0 or gain.verdict == "reproduced" else "not reproduced"
-        measured = (f"mean per fraction {np.round(curves.mean(1), 3).tolist()}; rho per seed {np.round(rho, 2).tolist()} "
-                    f"(mean {rho.mean():.2f}); 100% vs {fracs[0]:g}: {gain.measured.split('; ', 1)[1]}")
+        gain = seed_gains(I, "finetuned", names[0], lvl, m)
+        text = (f"value per seed: Spearman rho of {m} over the fractions; mean per fraction "
+                f"{np.round(curves.mean(1), 3).tolist()}; 100% vs {fracs[0]:g}: mean gain {gain.mean():+.3f} "
+                f"(per seed {np.round(gain.to_numpy(), 3).tolist()})")
         if len(fracs) < 4:
-            verdict = "partial" if verdict == "reproduced" else verdict
-            measured += f"; only {len(fracs)} fractions (sweep cut down)"
-        claims.append(Claim(f"Q5 {lvl} {m} rises with the training fraction {fracs}", "Fig. 6: gains rise with data size",
-                            measured, verdict, f"reproduced: Acc(100%) - Acc({fracs[0]:g}) paired CI above 0 ({RULE}) "
-                            "and mean Spearman rho over seeds > 0; partial: only one of the two; else not reproduced"))
+            text += f"; only {len(fracs)} fractions (sweep cut down)"
+        claims.append(judge_claim(f"Q5 {lvl} {m} rises with the training fraction {fracs}", "Fig. 6: gains rise with data size",
+                                  rho, labels=seeds, unit=f"seed (Spearman rho over {len(fracs)} fractions)",
+                                  alternative="greater", fmt=".2f", note=f"{text}; {note}"))
     return claims
-
 
 # %% ../../nbs/swerank/07_experiments.ipynb #9f7d4157
 def check_claims(seed: int = 0) -> list:

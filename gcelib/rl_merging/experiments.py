@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, claim_check, claim_from_bootstrap, claim_not_run
+from ..core.claims import Claim, claim_check, claim_not_run, judge_claim
 from ..core.progress import progress
 from ..merging.task_vectors import (apply_task_vector, average, dare, pairwise_merges, task_arithmetic,
                                          task_vector, ties)
@@ -223,8 +223,9 @@ PAPER_DROP = {"avg": "SFT ↓22% vs GRPO ↓17% (Table 1 average, Llama-3.1-8B [
 
 
 def _paired(tab, col, rl, rule, protocol):
+    "The (seed, task) values of `rl` and of sft under one rule and protocol, and the seed of each."
     sub = tab[(tab.rule == rule) & (tab.protocol == protocol)].set_index(["seed", "task", "method"])[col].unstack("method")
-    return sub[rl].to_numpy(), sub["sft"].to_numpy()
+    return sub[rl].to_numpy(), sub["sft"].to_numpy(), sub.index.get_level_values("seed").to_numpy()
 
 
 def _merge_claims(tab, cfg, rl) -> list:
@@ -232,32 +233,31 @@ def _merge_claims(tab, cfg, rl) -> list:
     for protocol in ("pairwise", "all"):
         for rule in cfg.rules:
             paper = PAPER_DROP[rule] if protocol == "pairwise" else "RL degrades less (the paper merges pairs; all-K is our extension)"
-            a, b = _paired(tab, "acc", rl, rule, protocol)
-            c = claim_from_bootstrap(f"merged accuracy {rl} > sft ({rule}, {protocol})", paper, a, b, "greater")
-            c.measured = f"{rl} {a.mean():.3f} vs sft {b.mean():.3f}; " + c.measured
-            out.append(c)
-            a, b = _paired(tab, "drop", rl, rule, protocol)
-            c = claim_from_bootstrap(f"relative drop {rl} < sft ({rule}, {protocol})", paper, a, b, "less")
-            c.measured = f"{rl} {100 * a.mean():.1f}% vs sft {100 * b.mean():.1f}%; " + c.measured
-            out.append(c)
+            a, b, seeds = _paired(tab, "acc", rl, rule, protocol)
+            out.append(judge_claim(f"merged accuracy {rl} > sft ({rule}, {protocol})", paper, a, b, groups=seeds,
+                                   note=f"{rl} {a.mean():.3f} vs sft {b.mean():.3f}"))
+            a, b, seeds = _paired(tab, "drop", rl, rule, protocol)
+            out.append(judge_claim(f"relative drop {rl} < sft ({rule}, {protocol})", paper, a, b, groups=seeds,
+                                   alternative="less", note=f"{rl} {100 * a.mean():.1f}% vs sft {100 * b.mean():.1f}%"))
     return out
 
 # %% ../../nbs/rl_merging/05_experiments.ipynb #d800d733
 def _norm_claims(hist, rl) -> list:
     end = hist.sort_values("step").groupby(["seed", "task", "method"]).tau_norm.last().unstack("method")
-    a, b = end[rl].to_numpy(), end["sft"].to_numpy()
-    c1 = claim_from_bootstrap(f"task-vector norm {rl} < sft", "math: 0.78 (RL) vs 6.5 (SFT) [secondary]", a, b, "less")
-    c1.measured = f"{rl} {a.mean():.3f} vs sft {b.mean():.3f} (ratio {b.mean() / a.mean():.2f}); " + c1.measured
+    a, b, seeds = end[rl].to_numpy(), end["sft"].to_numpy(), end.index.get_level_values("seed").to_numpy()
+    c1 = judge_claim(f"task-vector norm {rl} < sft", "math: 0.78 (RL) vs 6.5 (SFT) [secondary]", a, b, groups=seeds,
+                     alternative="less", note=f"{rl} {a.mean():.3f} vs sft {b.mean():.3f} (ratio {b.mean() / a.mean():.2f})")
     lg = hist.groupby(["seed", "task", "method"]).tau_norm.apply(lambda s: late_growth(s.to_numpy())).unstack("method")
-    a, b = lg[rl].to_numpy(), lg["sft"].to_numpy()
-    c2 = claim_from_bootstrap(f"norm flattens under {rl}, still grows under sft (late growth, last 25% of steps)",
-                              "RL's norm grows slowly and flattens, SFT's keeps growing [secondary]", a, b, "less")
-    c2.measured = f"{rl} {a.mean():.3f} vs sft {b.mean():.3f}; " + c2.measured
+    a, b, seeds = lg[rl].to_numpy(), lg["sft"].to_numpy(), lg.index.get_level_values("seed").to_numpy()
+    c2 = judge_claim(f"norm flattens under {rl}, still grows under sft (late growth, last 25% of steps)",
+                     "RL's norm grows slowly and flattens, SFT's keeps growing [secondary]", a, b, groups=seeds,
+                     alternative="less", note=f"{rl} {a.mean():.3f} vs sft {b.mean():.3f}")
     inf = hist[hist.method == rl].groupby(["seed", "task"]).informative.apply(lambda s: window_means(s.to_numpy()))
     first, last = np.array([v[0] for v in inf]), np.array([v[1] for v in inf])
-    c3 = claim_from_bootstrap(f"informative-group fraction falls during {rl} (last 20% vs first 20% of steps)",
-                              "advantages vanish as the task converges (factor 2)", last, first, "less")
-    c3.measured = f"first {first.mean():.3f} -> last {last.mean():.3f}; " + c3.measured
+    c3 = judge_claim(f"informative-group fraction falls during {rl} (last 20% vs first 20% of steps)",
+                     "advantages vanish as the task converges (factor 2)", last, first,
+                     groups=inf.index.get_level_values("seed").to_numpy(), alternative="less",
+                     note=f"first {first.mean():.3f} -> last {last.mean():.3f}")
     return [c1, c2, c3]
 
 
@@ -266,24 +266,23 @@ def _rlpos_claim(tab, cfg, rl) -> Claim:
         return claim_not_run("RL-Pos drop between RL and SFT", "RL < RL-Pos < SFT [secondary]", "rl_pos not in methods")
     pw = tab[tab.protocol == "pairwise"]
     per_seed = pw.groupby(["seed", "method"])["drop"].mean().unstack("method")
-    holds = [(r[rl] <= r["rl_pos"] <= r["sft"]) for _, r in per_seed.iterrows()]
+    gap = np.minimum(per_seed["rl_pos"] - per_seed[rl], per_seed["sft"] - per_seed["rl_pos"])  # > 0: between
     per_rule = pw.groupby(["seed", "rule", "method"])["drop"].mean().unstack("method")
     n_rule = int(sum(r[rl] <= r["rl_pos"] <= r["sft"] for _, r in per_rule.iterrows()))
-    share = sum(holds) / len(holds)
-    verdict = "reproduced" if share >= 2 / 3 else "partial" if share > 0 else "not reproduced"
     seeds = ", ".join(f"{s}: {r[rl]:.1%}/{r['rl_pos']:.1%}/{r['sft']:.1%}" for s, r in per_seed.iterrows())
-    return Claim("RL-Pos drop between RL and SFT (pairwise, mean over rules)", "RL < RL-Pos < SFT [secondary]",
-                 f"{sum(holds)}/{len(holds)} seeds (drop {rl}/rl_pos/sft per seed: {seeds}); {n_rule}/{len(per_rule)} (seed, rule) settings",
-                 verdict, "holds in >= 2/3 of seeds: reproduced; in some: partial")
+    return judge_claim("RL-Pos drop between RL and SFT (pairwise, mean over rules)", "RL < RL-Pos < SFT [secondary]",
+                       gap.to_numpy(), labels=per_seed.index.to_list(),
+                       note=f"per seed min(drop rl_pos - {rl}, sft - rl_pos); drop {rl}/rl_pos/sft per seed: {seeds}; "
+                            f"{n_rule}/{len(per_rule)} (seed, rule) settings in order")
 
 # %% ../../nbs/rl_merging/05_experiments.ipynb #4eee3763
 def _geometry_landscape_claims(res, cfg, rl) -> list:
     out = []
     geo = res["geometry"].set_index(["seed", "i", "j", "method"]).conflict_norm.unstack("method")
     a, b = geo[rl].to_numpy(), geo["sft"].to_numpy()
-    c = claim_from_bootstrap(f"conflict norm {rl} < sft (per task pair)", "conflict norm RL << SFT [secondary]", a, b, "less")
-    c.measured = f"{rl} {a.mean():.3f} vs sft {b.mean():.3f}; " + c.measured
-    out.append(c)
+    out.append(judge_claim(f"conflict norm {rl} < sft (per task pair)", "conflict norm RL << SFT [secondary]", a, b,
+                           groups=geo.index.get_level_values("seed").to_numpy(), alternative="less",
+                           note=f"{rl} {a.mean():.3f} vs sft {b.mean():.3f}"))
     land = res["landscape"]
     if 1.0 in set(land.t) and 0.0 in set(land.t):
         piv = land[land.t.isin([0.0, 1.0])].pivot_table(index=["seed", "method", "task", "partner", "direction"],
@@ -291,11 +290,10 @@ def _geometry_landscape_claims(res, cfg, rl) -> list:
         rise = (piv[1.0] - piv[0.0]).unstack("direction")
         excess = (rise["task"] - rise["random"]).unstack("method")  # (seed, task, partner) x method
         a, b = excess[rl].to_numpy(), excess["sft"].to_numpy()
-        c = claim_from_bootstrap(f"landscape: loss rise along tau_j beyond a random direction, {rl} < sft (t = 1)",
-                                 "SFT fragile along task directions, RL not; both robust to random ones [secondary]",
-                                 a, b, "less")
-        c.measured = f"{rl} {a.mean():+.3f} vs sft {b.mean():+.3f} nats; " + c.measured
-        out.append(c)
+        out.append(judge_claim(f"landscape: loss rise along tau_j beyond a random direction, {rl} < sft (t = 1)",
+                               "SFT fragile along task directions, RL not; both robust to random ones [secondary]",
+                               a, b, groups=excess.index.get_level_values("seed").to_numpy(), alternative="less",
+                               note=f"{rl} {a.mean():+.3f} vs sft {b.mean():+.3f} nats"))
     else:
         out.append(claim_not_run("landscape along task directions", "SFT fragile along task directions",
                                  "landscape_ts lacks 0 and 1"))
@@ -305,15 +303,14 @@ def _geometry_landscape_claims(res, cfg, rl) -> list:
 def _sweep_claim(res, cfg, rl) -> Claim:
     if not cfg.lr_sweep:
         return claim_not_run("direction holds across fine-tuning learning rates", "sensitivity not reported",
-                             f"no lr sweep at scale {cfg.scale!r}", "GRPO pairwise drop < SFT at every lr")
+                             f"no lr sweep at scale {cfg.scale!r}", f"t: mean over lrs of {rl} minus sft pairwise drop < 0")
     tab = merge_table(res["sweep_merged"], res["sweep_spec"])
     d = tab[tab.protocol == "pairwise"].groupby(["lr", "method"])["drop"].mean().unstack("method")
-    ok = [r[rl] < r["sft"] for _, r in d.iterrows()]
-    verdict = "reproduced" if all(ok) else "partial" if any(ok) else "not reproduced"
     txt = ", ".join(f"lr {lr:g}: {r[rl]:.1%} vs {r['sft']:.1%}" for lr, r in d.iterrows())
-    return Claim(f"{rl} drop < sft drop across fine-tuning learning rates (seed {cfg.seeds[0]}, pairwise, mean over rules)",
-                 "not reported (the brief: the effect is sensitive to lr)", f"{sum(ok)}/{len(ok)} lrs ({txt})", verdict,
-                 "every lr: reproduced; some: partial")
+    return judge_claim(f"{rl} drop < sft drop across fine-tuning learning rates (seed {cfg.seeds[0]}, pairwise, mean over rules)",
+                       "not reported (the brief: the effect is sensitive to lr)", d[rl].to_numpy(), d["sft"].to_numpy(),
+                       labels=[f"{lr:g}" for lr in d.index], unit=f"lr (seed {cfg.seeds[0]})", alternative="less",
+                       note=f"{txt}; the lrs fine-tune one pretrained base (seed {cfg.seeds[0]}): not independent seeds")
 
 # %% ../../nbs/rl_merging/05_experiments.ipynb #b224dea2
 def theory_checks(seed: int = 0) -> list:
@@ -363,11 +360,11 @@ def rl_merging_claims(
     claims = _merge_claims(tab, cfg, rl) + _norm_claims(res["history"], rl) + [_rlpos_claim(tab, cfg, rl)]
     claims += _geometry_landscape_claims(res, cfg, rl) + [_sweep_claim(res, cfg, rl)]
     if "batch" in cfg.methods:
-        a, b = _paired(tab.groupby(["seed", "task", "method", "protocol"], as_index=False)["drop"].mean().assign(rule="mean"),
-                       "drop", "batch", "mean", "pairwise")
-        claims.append(claim_from_bootstrap("REINFORCE++-style drop < sft (pairwise, mean over rules)",
-                                           "PPO, GRPO and REINFORCE++ all degrade far less than SFT (TIES: SFT ↓28.7% vs RL ≤ ↓2.6%) [secondary]",
-                                           a, b, "less"))
+        a, b, seeds = _paired(tab.groupby(["seed", "task", "method", "protocol"], as_index=False)["drop"].mean().assign(rule="mean"),
+                              "drop", "batch", "mean", "pairwise")
+        claims.append(judge_claim("REINFORCE++-style drop < sft (pairwise, mean over rules)",
+                                  "PPO, GRPO and REINFORCE++ all degrade far less than SFT (TIES: SFT ↓28.7% vs RL ≤ ↓2.6%) [secondary]",
+                                  a, b, groups=seeds, alternative="less", note=f"batch {100 * a.mean():.1f}% vs sft {100 * b.mean():.1f}%"))
     else:
         claims.append(claim_not_run("REINFORCE++ degrades less than SFT", "SFT ↓28.7% vs RL ≤ ↓2.6% under TIES [secondary]",
                                     "the REINFORCE++-style variant ('batch') runs in the gpu preset only"))

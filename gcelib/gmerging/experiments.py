@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import claim_check, claim_from_bootstrap, claim_not_run
+from ..core.claims import claim_check, claim_not_run, judge_claim
 from ..core.progress import progress
 from ..core.runtime import local_seed
 from .data import MolTasksConfig, build_mol_tasks, synthetic_tasks
@@ -220,38 +220,29 @@ def experiment_claims(auc: pd.DataFrame, overhead: dict, K: int, L: int, d: int,
     "Turn the per-seed AUCs into the claims of the issue."
     M = seed_means(auc)
     col = lambda m: M[m].to_numpy()
+    seeds = M.index.to_list()
     ft, ta, gm = col("fine-tuned"), col("TA"), col("G-Merging")
     std = lambda m: f"{M[m].mean():.1f} ± {M[m].std(ddof=1) if len(M) > 1 else float('nan'):.1f}"
+    judged = lambda name, paper, a, b=None, **kw: judge_claim(name, paper, a, b, labels=seeds, fmt=".2f", **kw)
     claims = []
     for base in ("WA", "TA"):
-        c = claim_from_bootstrap(f"premise: {base} loses >= 3 AUC points against fine-tuning", "FT 74.9 vs WA 69.6",
-                                 ft, col(base), margin=3.0, fmt=".2f")
-        c.measured += f"; FT {std('fine-tuned')}, {base} {std(base)}"
-        claims.append(c)
+        claims.append(judged(f"premise: {base} loses >= 3 AUC points against fine-tuning", "FT 74.9 vs WA 69.6",
+                             ft, col(base), margin=3.0, note=f"FT {std('fine-tuned')}, {base} {std(base)}"))
     rec = (gm - ta) - 0.6 * (ft - ta)
-    c = claim_from_bootstrap("G-Merging recovers >= 60% of the FT - TA gap", "74.2 of 74.9 (from WA 69.6): ~90%",
-                             rec, None, margin=0.0, fmt=".2f")
     gap = ft - ta
-    c.measured += (f"; gap FT-TA {gap.mean():.2f}, recovered share "
-                   f"{np.mean(gm - ta) / gap.mean():.2f}" if gap.mean() > 0 else f"; gap FT-TA {gap.mean():.2f} <= 0: "
-                   "nothing to recover (the premise fails)")
-    claims.append(c)
+    claims.append(judged("G-Merging recovers >= 60% of the FT - TA gap", "74.2 of 74.9 (from WA 69.6): ~90%", rec,
+                         note=f"gap FT-TA {gap.mean():.2f}, recovered share {np.mean(gm - ta) / gap.mean():.2f}"
+                         if gap.mean() > 0 else f"gap FT-TA {gap.mean():.2f} <= 0: nothing to recover (the premise fails)"))
     for base in ("WA", "TA", "TIES"):
-        c = claim_from_bootstrap(f"G-Merging beats {base}", f"GM 74.2 vs {base} {_paper(base)}", gm, col(base), fmt=".2f")
-        c.measured += f"; GM {std('G-Merging')}, {base} {std(base)}"
-        claims.append(c)
+        claims.append(judged(f"G-Merging beats {base}", f"GM 74.2 vs {base} {_paper(base)}", gm, col(base),
+                             note=f"GM {std('G-Merging')}, {base} {std(base)}"))
     for abl in ("w/o node-level", "w/o graph-level"):
-        c = claim_from_bootstrap(f"removing {abl.split('/o ')[1]} adapters lowers the average",
-                                 f"GM 74.2 vs {abl} {_paper(abl)}", gm, col(abl), fmt=".2f")
-        c.measured += f"; {abl} {std(abl)}"
-        claims.append(c)
-    c = claim_from_bootstrap("TWD >= L1-only (G-Merging vs L1-only adapters)", "74.2 vs 73.2", gm, col("L1 only"), fmt=".2f")
-    c.measured += f"; GM {std('G-Merging')}, L1 only {std('L1 only')} (mean ± seed std)"
-    claims.append(c)
-    c = claim_from_bootstrap("G-Merging within 1 point of fine-tuning", "74.2 vs 74.9 (close to or above FT)",
-                             gm, ft, margin=-1.0, fmt=".2f")
-    c.measured += f"; GM {std('G-Merging')}, FT {std('fine-tuned')}"
-    claims.append(c)
+        claims.append(judged(f"removing {abl.split('/o ')[1]} adapters lowers the average",
+                             f"GM 74.2 vs {abl} {_paper(abl)}", gm, col(abl), note=f"{abl} {std(abl)}"))
+    claims.append(judged("TWD >= L1-only (G-Merging vs L1-only adapters)", "74.2 vs 73.2", gm, col("L1 only"),
+                         note=f"GM {std('G-Merging')}, L1 only {std('L1 only')} (mean ± seed std)"))
+    claims.append(judged("G-Merging within 1 point of fine-tuning", "74.2 vs 74.9 (close to or above FT)", gm, ft,
+                         margin=-1.0, note=f"GM {std('G-Merging')}, FT {std('fine-tuned')}"))
     expected = K * (L + 1) * 2 * d * r
     claims.append(claim_check("adapter parameters = K (L+1) 2 d r", "0.86M, ~60% of a 1.4M GIN (K=8, L=5, d=300, r=30)",
                               f"{overhead['adapter_params']} = {expected}; {100 * overhead['ratio']:.0f}% of the "

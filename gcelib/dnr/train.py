@@ -20,7 +20,7 @@ from .theory import binned_terms
 
 # %% auto #0
 __all__ = ['METHODS', 'NAIVE', 'TrainConfig', 'MethodSpec', 'split_tensors', 'reranker_loss', 'generator_loss', 'theta_step',
-           'phi_step', 'score_lists', 'evaluate', 'train_epoch', 'build_players', 'train_method']
+           'phi_step', 'score_lists', 'evaluate', 'generated_scores', 'train_epoch', 'build_players', 'train_method']
 
 # %% ../../nbs/dnr/04_train.ipynb #8454256c
 @dataclass
@@ -64,6 +64,7 @@ class MethodSpec:
     generator: bool = False  # switch to the MLP generator after lambda_e
     use_adv: bool = True  # generator loss includes L_adv
     use_lx: bool = True  # generator loss includes L_x
+    direct: bool = False  # phase 2: the generator outputs x' itself (no mixing with z), so x' may cross 0.5 either way
 
     def __post_init__(self):
         if self.noise not in (None, "gauss", "beta"):
@@ -72,6 +73,8 @@ class MethodSpec:
             raise ValueError("generator=True needs a heuristic noise for the warm-up phase")
         if self.generator and not (self.use_adv or self.use_lx):
             raise ValueError("the generator needs at least one of use_adv and use_lx")
+        if self.direct and not self.generator:
+            raise ValueError("direct=True needs the generator")
         if self.noise is not None and self.score_mode == "none":
             raise ValueError("DNR feeds x' as the score: score_mode must not be 'none'")
 
@@ -85,6 +88,7 @@ METHODS = {
     "DNR w/ B (heuristic)": MethodSpec(noise="beta"),
     "DNR-G": MethodSpec(noise="gauss", generator=True),
     "DNR-B": MethodSpec(noise="beta", generator=True),
+    "DNR-B (direct x')": MethodSpec(noise="beta", generator=True, direct=True),
     "DNR-B w/o L_adv": MethodSpec(noise="beta", generator=True, use_adv=False),
     "DNR-B w/o L_x": MethodSpec(noise="beta", generator=True, use_lx=False),
 }
@@ -157,7 +161,8 @@ def phi_step(gen_model, opt_g, model, batch, spec: MethodSpec, tcfg: TrainConfig
         p.requires_grad_(False)
     try:
         opt_g.zero_grad(set_to_none=True)
-        x_prime = reparameterise(batch["z"], gen_model(batch["z"], gen), tcfg.lam_c)
+        noise = gen_model(batch["z"], gen)
+        x_prime = noise if spec.direct else reparameterise(batch["z"], noise, tcfg.lam_c)
         loss, parts = generator_loss(model, batch, x_prime, spec, tcfg.kl)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(gen_model.parameters(), tcfg.clip)
@@ -195,13 +200,22 @@ def _noise(spec, tcfg, gen_model, z, gen, use_generator):
     return heuristic_noise(tuple(z.shape), spec.noise, gen, tcfg.beta_a, tcfg.beta_b).to(z.device)
 
 
+def generated_scores(spec: MethodSpec, tcfg: TrainConfig, z: torch.Tensor, noise: torch.Tensor,
+                     use_generator: bool) -> torch.Tensor:
+    "Return x' from the noise: the generator's output itself for a direct generator in phase 2, else the mixture."
+    if use_generator and spec.direct:
+        return noise
+    return reparameterise(z, noise, tcfg.lam_c)
+
+
 def _diagnostics(model, data, spec, tcfg, gen_model, gen, use_generator) -> dict:
     "Return the binned L1, L2 and delta_x on a subset of training lists."
     sub = {k: v[:tcfg.diag_lists] for k, v in data.items() if torch.is_tensor(v)}
     q1 = torch.sigmoid(torch.as_tensor(score_lists(model, sub))).numpy().clip(1e-6, 1 - 1e-6)
     x_gen = None
     if spec.noise is not None:
-        x_gen = reparameterise(sub["z"], _noise(spec, tcfg, gen_model, sub["z"], gen, use_generator), tcfg.lam_c)
+        x_gen = generated_scores(spec, tcfg, sub["z"], _noise(spec, tcfg, gen_model, sub["z"], gen, use_generator),
+                                 use_generator)
         x_gen = x_gen.cpu().numpy()
     return binned_terms(sub["x"].cpu().numpy(), sub["z"].cpu().numpy(), q1, x_gen)
 
@@ -215,7 +229,8 @@ def train_epoch(model, opt, train: dict, spec: MethodSpec, tcfg: TrainConfig, ge
         batch = {k: v[s] for k, v in train.items() if torch.is_tensor(v)}
         x_prime = None
         if spec.noise is not None:
-            x_prime = reparameterise(batch["z"], _noise(spec, tcfg, gen_model, batch["z"], gen, use_gen), tcfg.lam_c)
+            x_prime = generated_scores(spec, tcfg, batch["z"], _noise(spec, tcfg, gen_model, batch["z"], gen, use_gen),
+                                       use_gen)
         parts = theta_step(model, opt, batch, x_prime, tcfg.lam_m, tcfg.clip)
         if use_gen:
             parts.update(phi_step(gen_model, opt_g, model, batch, spec, tcfg, gen))

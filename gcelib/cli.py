@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from .core.papers import PAPERS, find_nbs_path, implemented_papers
-from .core.reproduce import SCALES, build_report, default_out, reproduce
+from .core.reproduce import DEVICES, SCALES, build_report, default_out, reproduce
 
 # %% auto #0
 __all__ = ['build_parser', 'list_papers', 'rejudge_dir', 'main']
@@ -64,7 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--seeds", type=_seed_list, default=None, help="comma-separated seeds (default: each preset's)")
     rep.add_argument("--out", type=Path, default=None, help="output folder (default: results/<scale>)")
     rep.add_argument("--jobs", type=_positive("--jobs"), default=None,
-                     help="notebooks at a time on this machine, one process each (default: one per CPU)")
+                     help="notebooks at a time on this machine, one process each (default: one per CPU; on CUDA, "
+                          "one per GPU)")
+    rep.add_argument("--device", choices=DEVICES, default="auto",
+                     help="every notebook's device: auto (CUDA where available), cpu, or cuda (fails without one)")
     rep.add_argument("--scheduler", default=None, help="address of a running Dask scheduler, e.g. tcp://host:8786")
     rep.add_argument("--timeout", type=_positive("--timeout"), default=None, help="seconds allowed per notebook cell")
     rep.add_argument("--max-result-mb", type=_positive("--max-result-mb", float), default=200,
@@ -147,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
             report = reproduce(args.out, papers=args.papers, scale=args.scale, seeds=args.seeds,
                                nbs_path=args.nbs or find_nbs_path(), timeout=args.timeout, force=args.force,
                                jobs=args.jobs, scheduler=args.scheduler, max_result_mb=args.max_result_mb,
-                               connect_timeout=args.connect_timeout)
+                               connect_timeout=args.connect_timeout, device=args.device)
     except ValueError as err:
         print(f"gcelib: error: {err}", file=sys.stderr)
         return 2

@@ -9,6 +9,7 @@ import contextlib
 import hashlib
 import json
 import os
+import queue
 import re
 import shutil
 import signal
@@ -30,8 +31,8 @@ from .papers import PAPERS, find_nbs_path, implemented_papers
 from .progress import is_quiet
 
 # %% auto #0
-__all__ = ['SCALES', 'select_papers', 'check_out_dir', 'NotebookTask', 'execute_task', 'default_out', 'default_jobs', 'reproduce',
-           'timing', 'build_report']
+__all__ = ['SCALES', 'DEVICES', 'select_papers', 'check_out_dir', 'NotebookTask', 'execute_task', 'default_out', 'resolve_device',
+           'default_jobs', 'reproduce', 'timing', 'build_report']
 
 # %% ../../nbs/core/09_reproduce.ipynb #b6ee0206
 SCALES = ("smoke", "cpu", "gpu")
@@ -75,7 +76,7 @@ class NotebookTask:
     notebook: str  # the file name, e.g. "90_experiment.ipynb"
     source: str  # the notebook's JSON text, shipped to the worker
     folder: str  # the notebook's folder on the client; the working directory where it exists
-    parameters: dict  # papermill parameters: scale and, when given, seeds (out_dir is set by the worker)
+    parameters: dict  # papermill parameters: scale, device and, when given, seeds (out_dir is set by the worker)
     timeout: int | None = None  # seconds allowed per cell; None: no limit
     max_bytes: int = 200 * 2**20  # cap on the outputs sent back to the client
     estimate: float = 0.0  # expected seconds, for longest-first scheduling
@@ -107,15 +108,17 @@ def _child_env() -> dict:
     return env
 
 # %% ../../nbs/core/09_reproduce.ipynb #37de80bc
-def _papermill(src: Path, dest: Path, params: dict, cwd: str, timeout: int | None, log: Path) -> int:
-    "Run papermill in its own process group, everything it prints going to `log`; return its exit code."
+def _papermill(src: Path, dest: Path, params: dict, cwd: str, timeout: int | None, log: Path,
+              gpu: int | None = None) -> int:
+    "Run papermill in its own process group (on GPU `gpu` alone, if given), printing to `log`; return its exit code."
     cmd = [sys.executable, "-m", "papermill", str(src), str(dest), "-y", json.dumps(params), "--cwd", cwd,
            "-k", "python3", "--no-progress-bar"]
     if timeout:
         cmd += ["--execution-timeout", str(timeout)]
     with open(log, "wb") as sink:
         proc = subprocess.Popen(cmd, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                env=_child_env(), start_new_session=True)
+                                env={**_child_env(), **({} if gpu is None else {"CUDA_VISIBLE_DEVICES": str(gpu)})},
+                                start_new_session=True)
         with _LOCK:
             _RUNNING.add(proc)
         try:
@@ -144,7 +147,7 @@ def _failure(returncode: int, log_text: str) -> str:
     return _error_tail(log_text)
 
 
-def execute_task(task: NotebookTask) -> dict:
+def execute_task(task: NotebookTask, gpu: int | None = None) -> dict:
     "Run one notebook with papermill in a child process; return its status, outputs (bytes) and log."
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="gcelib-run-") as tmp:
@@ -152,7 +155,7 @@ def execute_task(task: NotebookTask) -> dict:
         src, dest, run_dir, log = tmp / task.notebook, tmp / "executed.ipynb", tmp / "run", tmp / "log.txt"
         src.write_text(task.source)
         cwd = task.folder if Path(task.folder).is_dir() else str(tmp)  # a remote worker may lack the folder
-        code = _papermill(src, dest, {**task.parameters, "out_dir": str(run_dir)}, cwd, task.timeout, log)
+        code = _papermill(src, dest, {**task.parameters, "out_dir": str(run_dir)}, cwd, task.timeout, log, gpu)
         log_text = log.read_text(errors="replace")
         files = {task.notebook: dest.read_bytes()} if dest.is_file() else {}
         for path in sorted(run_dir.rglob("*")) if run_dir.is_dir() else []:
@@ -175,12 +178,13 @@ def _notebook_hash(notebook: Path) -> str:
     return hashlib.sha256(notebook.read_bytes()).hexdigest()[:16]
 
 
-def _is_done(status_file: Path, notebook: Path, scale: str, seeds) -> bool:
+def _is_done(status_file: Path, notebook: Path, scale: str, seeds, device: str = "cpu") -> bool:
     if not status_file.is_file():
         return False
     status = json.loads(status_file.read_text())
     return (status.get("status") == "ok" and status.get("scale") == scale and status.get("seeds") == seeds
-            and status.get("notebook_hash") == _notebook_hash(notebook))
+            and status.get("notebook_hash") == _notebook_hash(notebook)
+            and status.get("device", "cpu") == device)  # a CPU result does not stand for a GPU run
 
 
 def _seconds_by_notebook(folder: Path) -> dict:
@@ -207,17 +211,53 @@ def default_out(scale: str) -> Path:
     return Path("results") / scale
 
 
-def default_jobs() -> int:
-    "Notebooks at a time by default: one per CPU this process may use (measured faster than one at a time on 2 cores)."
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def resolve_device(
+    device: str = "auto",  # "cpu", "cuda", or "auto": CUDA where it is available, else the CPU
+) -> str:
+    "The device every notebook is given: 'cpu' or 'cuda'; asking for CUDA where there is none fails."
+    if device not in DEVICES:
+        raise ValueError(f"device must be one of {DEVICES}, got {device!r}")
+    if device == "cpu":
+        return "cpu"
+    import torch  # here, not at import time: `gcelib list` and `report` stay fast
+
+    if torch.cuda.is_available():
+        return "cuda"
+    if device == "cuda":
+        raise ValueError(f"device 'cuda' was asked for, but torch {torch.__version__} finds no CUDA device here "
+                         "(use --device cpu, or auto to take the GPU only where there is one)")
+    return "cpu"
+
+
+def default_jobs(
+    device: str = "cpu",  # the resolved device: "cpu" or "cuda"
+) -> int:
+    "Notebooks at a time by default: one per GPU on CUDA, else one per CPU this process may use."
+    if device == "cuda":  # two notebooks on one GPU would time each other's kernels
+        import torch
+
+        return max(torch.cuda.device_count(), 1)
     return max(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1), 1)
 
 
 # %% ../../nbs/core/09_reproduce.ipynb #0b00a3da
-def _local_results(tasks: list, jobs: int, on_start):
-    "Yield (task, result) as notebooks finish, `jobs` at a time, in the order given."
+def _local_results(tasks: list, jobs: int, on_start, gpus: int = 0):
+    "Yield (task, result) as notebooks finish, `jobs` at a time, in the order given; with `gpus`, one GPU each."
+    free = queue.Queue()
+    for gpu in range(gpus if gpus > 1 else 0):  # one GPU needs no pinning
+        free.put(gpu)
+
     def run(task):
-        on_start(task)
-        return execute_task(task)
+        gpu = free.get() if gpus > 1 else None  # jobs > gpus: a notebook waits for a GPU to be free
+        try:
+            on_start(task)
+            return execute_task(task, gpu)
+        finally:
+            if gpu is not None:
+                free.put(gpu)
 
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="gcelib")
     try:
@@ -279,6 +319,7 @@ def _record(out: Path, task: NotebookTask, result: dict, scale: str, seeds) -> d
     (folder / f"{task.stem}.log").write_text(result.get("log") or "")
     status = {"paper": task.slug, "notebook": task.notebook, "status": result["status"], "error": result["error"],
               "seconds": result["seconds"], "scale": scale, "seeds": seeds,
+              "device": task.parameters.get("device", "cpu"),
               "notebook_hash": hashlib.sha256(task.source.encode()).hexdigest()[:16],
               "git_revision": _git_revision(), "host": result.get("host"),
               "finished_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
@@ -382,18 +423,19 @@ def _check_options(scale, seeds, timeout, jobs, scheduler, max_result_mb, connec
             raise ValueError(f"{name} must be a positive number, got {value!r}")
 
 # %% ../../nbs/core/09_reproduce.ipynb #1d74a15c
-def _plan(out: Path, selected: dict, scale: str, seeds, timeout, force: bool, max_bytes: int) -> tuple[list, int]:
+def _plan(out: Path, selected: dict, scale: str, seeds, timeout, force: bool, max_bytes: int,
+          device: str = "cpu") -> tuple[list, int]:
     "Make the tasks that must run, longest expected first; count the notebooks skipped as finished."
     known = {**_seconds_by_notebook(_reference_dir(selected)), **_seconds_by_notebook(out)}
     tasks, skipped = [], 0
     for slug, notebooks in selected.items():
         for nb in notebooks:
             status_file = _status_path(out, slug, nb)
-            if not force and _is_done(status_file, nb, scale, seeds):
+            if not force and _is_done(status_file, nb, scale, seeds, device):
                 skipped += 1
                 continue
             status_file.unlink(missing_ok=True)  # from now on this notebook counts as not finished
-            params = {"scale": scale, **({"seeds": seeds} if seeds is not None else {})}
+            params = {"scale": scale, "device": device, **({"seeds": seeds} if seeds is not None else {})}
             tasks.append(NotebookTask(slug, nb.name, nb.read_text(), str(nb.parent.resolve()), params, timeout,
                                       max_bytes, known.get((slug, nb.name), 0.0)))
     tasks.sort(key=lambda t: -t.estimate)  # stable: equal estimates keep the paper order
@@ -416,13 +458,15 @@ def reproduce(
     nbs_path: str | Path | None = None,  # notebooks folder; default: found from settings.ini
     timeout: int | None = None,  # seconds allowed per cell; None: no limit
     force: bool = False,  # rerun notebooks that already finished
-    jobs: int | None = None,  # notebooks at a time on this machine; None: default_jobs() (ignored with a scheduler)
+    jobs: int | None = None,  # notebooks at a time here; None: one per GPU on CUDA, else one per CPU (not with a scheduler)
     scheduler: str | None = None,  # address of a running Dask scheduler, e.g. tcp://host:8786
     max_result_mb: float = 200,  # cap on the outputs one notebook may send back
     connect_timeout: float = 10,  # seconds to wait for the scheduler to answer
+    device: str = "auto",  # every notebook's `device`: cpu, cuda (fails where there is none) or auto
 ) -> dict:
     "Run the experiment notebooks of `papers` at `scale` (here or on a Dask cluster) and write the report."
-    jobs = default_jobs() if jobs is None else jobs
+    device = resolve_device(device)  # before anything is written: a missing GPU fails loudly
+    jobs = default_jobs(device) if jobs is None else jobs
     _check_options(scale, seeds, timeout, jobs, scheduler, max_result_mb, connect_timeout)
     selected = select_papers(nbs_path or find_nbs_path(), papers)
     client = _connect(scheduler, connect_timeout) if scheduler is not None else None  # fails before writing
@@ -430,20 +474,21 @@ def reproduce(
         out = check_out_dir(default_out(scale) if out is None else out)
         _check_scale(out, scale)
         seeds = list(seeds) if seeds is not None else None
-        tasks, skipped = _plan(out, selected, scale, seeds, timeout, force, int(max_result_mb * 2**20))
+        tasks, skipped = _plan(out, selected, scale, seeds, timeout, force, int(max_result_mb * 2**20), device)
         workers = jobs if client is None else max(len(client.scheduler_info()["workers"]), 1)
         display = _Display(tasks, min(workers, max(len(tasks), 1)), skipped)
-        _run_tasks(out, tasks, client, jobs, display, scale, seeds)
+        gpus = default_jobs("cuda") if device == "cuda" and client is None else 0
+        _run_tasks(out, tasks, client, jobs, display, scale, seeds, gpus)
     finally:
         if client is not None:
             client.close()
     return json.loads((out / "report.json").read_text())
 
 
-def _run_tasks(out: Path, tasks: list, client, jobs: int, display, scale: str, seeds) -> None:
+def _run_tasks(out: Path, tasks: list, client, jobs: int, display, scale: str, seeds, gpus: int = 0) -> None:
     "Run the tasks, record each as it ends, and keep the timing of the run in run.json."
     start, seconds = time.monotonic(), []
-    results = (_local_results(tasks, jobs, display.started) if client is None
+    results = (_local_results(tasks, jobs, display.started, gpus) if client is None
                else _cluster_results(tasks, client, display.started))
     try:
         for task, result in results:

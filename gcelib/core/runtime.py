@@ -54,7 +54,7 @@ def local_seed(
     "Seed torch's global generator inside the block only; restore the outer state on exit."
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    devices = list(range(torch.cuda.device_count())) if torch.cuda.is_initialized() else []
+    devices = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []  # fork CUDA's too
     with torch.random.fork_rng(devices=devices):
         torch.manual_seed(int(seed))
         yield

@@ -213,7 +213,7 @@ def ties(
 def dare(
     tv: dict,  # one task vector
     p: float = 0.5,  # drop probability, in [0, 1)
-    generator: torch.Generator | None = None,  # seeds the masks; None uses torch's global generator
+    generator: torch.Generator | None = None,  # seeds the masks (drawn on its device); None: the global one
 ) -> dict:
     "Drop each entry of tau with probability p and rescale the survivors by 1/(1-p)."
     _check_tv(tv)
@@ -222,7 +222,9 @@ def dare(
     out = {}
     for k in sorted(tv):  # a fixed order, so a seeded generator gives the same masks
         t = tv[k]
-        m = torch.bernoulli(torch.full_like(t, 1.0 - p), generator=generator)  # m_i ~ Bernoulli(1 - p)
+        dev = t.device if generator is None else generator.device  # a generator draws on its own device only
+        keep = torch.full_like(t, 1.0 - p, device=dev)
+        m = torch.bernoulli(keep, generator=generator).to(t.device)  # m_i ~ Bernoulli(1 - p), moved to tau's device
         out[k] = (t * m) / (1.0 - p)
     return out
 

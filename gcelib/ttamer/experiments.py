@@ -235,7 +235,10 @@ def _baseline_points(p_test, y_test, costs) -> list[tuple]:
                for k in range(1, n_exits + 1)])
 
 # %% ../../nbs/ttamer/05_experiments.ipynb #5907d6e2
-def run_network(cfg: TTamerExperimentConfig, device=None) -> tuple[pd.DataFrame, dict]:
+def run_network(
+    cfg: TTamerExperimentConfig,  # the experiment's config
+    device: str | torch.device | None = None,  # where the network trains and predicts; None: the CPU
+) -> tuple[pd.DataFrame, dict]:
     "Experiment B: (error, cost) of every policy and parameter per seed, and per-seed facts."
     _check_cfg(cfg)
     if cfg.loss not in LOSSES:
@@ -244,15 +247,16 @@ def run_network(cfg: TTamerExperimentConfig, device=None) -> tuple[pd.DataFrame,
 
     Xd, yd = load_digits(return_X_y=True)
     X, y = torch.as_tensor(Xd / 16.0, dtype=torch.float32), torch.as_tensor(yd)
+    dev = torch.device("cpu" if device is None else device)
     rows, facts = [], {}
     for seed in progress(cfg.seeds, desc="B: network"):
         gen = torch.Generator().manual_seed(seed)
         train, calib, test = split_indices(len(X), gen)
         with local_seed(seed):  # parameter initialisation draws from torch's global generator: seeded here only
-            net = MultiExitMLP(MultiExitConfig(width=cfg.width))
-            train_multi_exit(net, X[train], y[train], epochs=cfg.epochs, generator=gen)
+            net = MultiExitMLP(MultiExitConfig(width=cfg.width)).to(dev)  # drawn on the CPU: the same weights anywhere
+            train_multi_exit(net, X[train].to(dev), y[train].to(dev), epochs=cfg.epochs, generator=gen)
         costs = exit_costs(net.config)
-        p_cal, p_test = exit_probabilities(net, X[calib]), exit_probabilities(net, X[test])
+        p_cal, p_test = exit_probabilities(net, X[calib].to(dev)), exit_probabilities(net, X[test].to(dev))  # numpy
         y_test = y[test].numpy()
         facts[seed] = {"overthinking": overthinking_rate(p_test, y_test),
                        "final_error": outcome(p_test, y_test, np.full(len(y_test), len(costs)), costs)["error"]}

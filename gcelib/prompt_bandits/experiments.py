@@ -116,6 +116,7 @@ def run_simulated(
 
 def run_tiny_lm(
     cfg: PromptBanditsExperimentConfig,  # the run's settings (lm_seeds, lm_steps, lm_gen, lm_runs, budgets)
+    device=None,  # where the tiny LMs train and generate (a name or a torch.device); None: the CPU
 ) -> tuple[pd.DataFrame, dict]:
     "Experiment B: train the tiny LMs, log their generations, run every method on the replay."
     if not isinstance(cfg, PromptBanditsExperimentConfig):
@@ -123,7 +124,7 @@ def run_tiny_lm(
     rows, facts = [], {}
     lm_cfg = TinyLMConfig(steps=cfg.lm_steps, n_gen=cfg.lm_gen)
     for lm_seed in cfg.lm_seeds:
-        env, losses = tiny_lm_env(lm_cfg, lm_seed)
+        env, losses = tiny_lm_env(lm_cfg, lm_seed, device=device)
         facts[lm_seed] = {"final_loss": float(losses[-20:].mean()), "K": env.K,
                           "pareto_size": int(pareto_mask(env.mu, maximize=True).sum()),
                           "corr_utility_brevity": float(np.corrcoef(env.mu.T)[0, 1]),

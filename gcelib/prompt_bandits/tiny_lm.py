@@ -178,6 +178,7 @@ def training_batch(
 def train_tiny_lm(
     cfg: TinyLMConfig,  # the task, model and training settings
     seed: int,  # seed of the weights, the batches and the dropout masks
+    device: str | torch.device | None = None,  # where the model trains; None: the CPU
 ) -> tuple:
     "Train the tiny LM from scratch; return (model, per-step losses)."
     _check_cfg(cfg)
@@ -185,11 +186,11 @@ def train_tiny_lm(
     rng = np.random.default_rng(seed)
     losses = []
     with local_seed(seed):  # initialisation and dropout (GPT-2's default 0.1) draw from torch's global RNG
-        model = build_model(cfg, seed)
+        model = build_model(cfg, seed).to(device or "cpu")  # initialised on the CPU: the same weights anywhere
         opt = torch.optim.AdamW(model.parameters(), lr=cfg.lr)
         model.train()
         for _ in range(cfg.steps):
-            ids, labels = training_batch(cfg, cfg.batch, rng)
+            ids, labels = (t.to(device or "cpu") for t in training_batch(cfg, cfg.batch, rng))
             loss = model(input_ids=ids, attention_mask=(ids != cfg.vocab["PAD"]).long(), labels=labels).loss
             opt.zero_grad()
             loss.backward()
@@ -211,13 +212,15 @@ def generate(model, prompts: torch.Tensor, temperature: torch.Tensor, max_new: i
         raise ValueError(f"max_new must be >= 1, got {max_new}")
     if not isinstance(generator, torch.Generator):
         raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+    dev = next(model.parameters()).device  # the model's device; the tokens are drawn on the generator's
+    prompts, temperature = prompts.to(dev), temperature.to(dev)
     out = model(input_ids=prompts, attention_mask=torch.ones_like(prompts), use_cache=True)
     past, logits = out.cache, out.logits[:, -1]
-    done = torch.zeros(len(prompts), dtype=torch.bool)
+    done = torch.zeros(len(prompts), dtype=torch.bool, device=dev)
     seqs = []
     for _ in range(max_new):
         probs = torch.softmax(logits / temperature[:, None], -1)
-        tok = torch.multinomial(probs, 1, generator=generator)[:, 0]
+        tok = torch.multinomial(probs.to(generator.device), 1, generator=generator)[:, 0].to(dev)
         tok = torch.where(done, torch.full_like(tok, eos), tok)
         seqs.append(tok)
         done = done | (tok == eos)
@@ -259,9 +262,9 @@ def prompt_features(model, cfg: TinyLMConfig) -> np.ndarray:
     if not 1 <= cfg.d <= len(arm_grid(cfg)):
         raise ValueError(f"cfg.d must be in [1, {len(arm_grid(cfg))}] (the number of prompts), got {cfg.d}")
     v, arms = cfg.vocab, arm_grid(cfg)
-    ids = torch.tensor([[v["BOS"], v["ins"] + k] for k, _ in arms])
+    ids = torch.tensor([[v["BOS"], v["ins"] + k] for k, _ in arms], device=next(model.parameters()).device)
     out = model(input_ids=ids, attention_mask=torch.ones_like(ids), output_hidden_states=True)
-    h = out.hidden_states[-1][:, -1].numpy()  # (K, n_embd)
+    h = out.hidden_states[-1][:, -1].cpu().numpy()  # (K, n_embd)
     X = np.column_stack([h, [t for _, t in arms]])
     X = (X - X.mean(0)) / (X.std(0) + 1e-9)
     U, S, _ = np.linalg.svd(X, full_matrices=False)
@@ -272,12 +275,13 @@ def tiny_lm_env(
     cfg: TinyLMConfig,  # the task, model and log sizes
     seed: int,  # seed of training and of the log
     tau_quantile: float = 0.6,  # brevity threshold quantile
+    device: str | torch.device | None = None,  # where the model trains and generates; None: the CPU
 ) -> tuple[MatrixReplayEnv, np.ndarray]:
     "Train the tiny LM, log its generations and return (the replay environment, the training losses)."
     _check_cfg(cfg)
     if not 0 < tau_quantile < 1:
         raise ValueError(f"tau_quantile must be in (0, 1), got {tau_quantile}")
-    model, losses = train_tiny_lm(cfg, seed)
+    model, losses = train_tiny_lm(cfg, seed, device)
     logs = log_generations(model, cfg, seed + 1)
     tau = [float(np.quantile(logs.mean(1)[:, 1], tau_quantile))]
     return MatrixReplayEnv(logs, tau, features=prompt_features(model, cfg)), losses

@@ -43,7 +43,6 @@ IGNORES_DEVICE = {
     "gce/91_benchmark.ipynb": _IGNORED,
     "lazydrag/90_experiment.ipynb": _IGNORED,
     "lazydrag/91_benchmark.ipynb": _IGNORED,
-    "task_attribution/90_experiment.ipynb": _IGNORED,
     "mtlora/91_benchmark.ipynb": "issue 37 (found by this test, not in the issue's list): the device parameter "
                                  "is ignored",
 }

@@ -124,14 +124,15 @@ def prop31_check(seed: int = 0, K: int = 8, p: float = 0.8) -> float:
     return float((beta - prop31_beta(g, H, p)).abs().max())
 
 # %% ../../nbs/task_attribution/06_experiments.ipynb #1dca0607
-def _retrainer(data: dict, theta0: torch.Tensor, mu: float, cfg: TaskAttributionExperimentConfig):
-    "F(S) by fine-tuning theta0 on every row of S (float32 for speed); returns (F (B,), theta (B, D))."
-    X, y, X_t, y_t = (data[k].float() for k in ("X", "y", "X_t", "y_t"))
+def _retrainer(data: dict, theta0: torch.Tensor, mu: float, cfg: TaskAttributionExperimentConfig, device=None):
+    "F(S) by fine-tuning theta0 on every row of S (float32 for speed, on `device`); returns (F (B,), theta (B, D)) on the CPU."
+    dev = torch.device(device or "cpu")  # the batched fine-tuning is the costly part: it alone goes to the device
+    X, y, X_t, y_t = (data[k].float().to(dev) for k in ("X", "y", "X_t", "y_t"))
 
     def F(S):
-        w = subset_weights(torch.as_tensor(S), data["group"]).float()
-        th = finetune(theta0.float(), X, y, w, mu=mu, hidden=cfg.hidden, steps=cfg.steps, lr=cfg.lr)
-        return target_bce(th, X_t, y_t, cfg.hidden).double().numpy(), th.double()
+        w = subset_weights(torch.as_tensor(S), data["group"]).float().to(dev)
+        th = finetune(theta0.float().to(dev), X, y, w, mu=mu, hidden=cfg.hidden, steps=cfg.steps, lr=cfg.lr)
+        return target_bce(th, X_t, y_t, cfg.hidden).double().cpu().numpy(), th.double().cpu()
     return F
 
 
@@ -149,7 +150,7 @@ def _estimator(data: dict, theta0: torch.Tensor, mu: float, d: int, gen: torch.G
     return F_hat
 
 # %% ../../nbs/task_attribution/06_experiments.ipynb #46cc8431
-def _neural_seed(cfg: TaskAttributionExperimentConfig, seed: int, out: dict) -> None:
+def _neural_seed(cfg: TaskAttributionExperimentConfig, seed: int, out: dict, device=None) -> None:
     "Parts B and C for one seed; append rows to the lists in out."
     rng = np.random.default_rng(seed)
     for si, (mu, noise) in enumerate(cfg.settings):
@@ -158,7 +159,7 @@ def _neural_seed(cfg: TaskAttributionExperimentConfig, seed: int, out: dict) -> 
                                torch.Generator().manual_seed(seed))
         K = data["K"]
         theta0 = pretrain(data["X_p"], data["y_p"], cfg.hidden, torch.Generator().manual_seed(seed))
-        F = _retrainer(data, theta0, mu, cfg)
+        F = _retrainer(data, theta0, mu, cfg, device)
         F_loo, th_loo = F(np.vstack([np.ones((1, K)), 1 - np.eye(K)]))
         loo, F_all = F_loo[1:] - F_loo[0], F_loo[0]
         infl = network_influence(th_loo[0], theta0, data, mu, cfg.hidden).numpy()
@@ -176,10 +177,10 @@ def _neural_seed(cfg: TaskAttributionExperimentConfig, seed: int, out: dict) -> 
                                    "loo_spearman": correlation(est, loo),
                                    "loo_pearson": correlation(est, loo, "pearson")})
         if si == 0:
-            _local_extras(cfg, seed, data, theta0, mu, F, loo, F_all, infl, fits, rng, out)
+            _local_extras(cfg, seed, data, theta0, mu, F, loo, F_all, infl, fits, rng, out, device)
 
 # %% ../../nbs/task_attribution/06_experiments.ipynb #185f5698
-def _local_extras(cfg, seed, data, theta0, mu, F, loo, F_all, infl, fits, rng, out) -> None:
+def _local_extras(cfg, seed, data, theta0, mu, F, loo, F_all, infl, fits, rng, out, device=None) -> None:
     "Estimator accuracy, estimated-F surrogates, selection and (first seed) the locality sweep."
     K, p_hi, p_lo = data["K"], max(cfg.p_values), min(cfg.p_values)
     F_hat = _estimator(data, theta0, mu, cfg.d, torch.Generator().manual_seed(seed), cfg.hidden)
@@ -208,20 +209,23 @@ def _local_extras(cfg, seed, data, theta0, mu, F, loo, F_all, infl, fits, rng, o
     if seed == cfg.seeds[0]:
         S_sw = sample_subsets(cfg.n_sweep, K, p_hi, rng)
         for mu_s in cfg.mu_sweep:
-            F_s, th_s = _retrainer(data, theta0, mu_s, cfg)(S_sw)
+            F_s, th_s = _retrainer(data, theta0, mu_s, cfg, device)(S_sw)
             est_s = _estimator(data, theta0, mu_s, cfg.d, torch.Generator().manual_seed(seed), cfg.hidden)(S_sw)
             drift = ((th_s - theta0).norm(dim=1) / theta0.norm()).median().item()
             rel_s = float(np.median(np.abs(est_s - F_s) / F_s))
             out["sweep"].append({"mu": mu_s, "drift": drift, "median_rel_err": rel_s})
 
 # %% ../../nbs/task_attribution/06_experiments.ipynb #d4dfe4e8
-def run_neural(cfg: TaskAttributionExperimentConfig) -> dict:
+def run_neural(
+    cfg: TaskAttributionExperimentConfig,  # the experiment's config
+    device=None,  # where the subsets' fine-tuning runs (a name or a torch.device); None: the CPU
+) -> dict:
     "Parts B and C over the seeds: DataFrames loo, estimator, estimates, selection, sweep."
     if not isinstance(cfg, TaskAttributionExperimentConfig):
         raise TypeError(f"cfg must be a TaskAttributionExperimentConfig, got {type(cfg).__name__}")
     out = {k: [] for k in ("loo", "estimator", "estimates", "selection", "sweep")}
     for seed in progress(cfg.seeds, desc="B/C: neural toy"):
-        _neural_seed(cfg, seed, out)
+        _neural_seed(cfg, seed, out, device)
     return {k: pd.DataFrame(v) for k, v in out.items()}
 
 # %% ../../nbs/task_attribution/06_experiments.ipynb #46ba863f

@@ -8,8 +8,8 @@ from __future__ import annotations
 import torch
 
 # %% auto #0
-__all__ = ['TASKS', 'ANSWER_LEN', 'N_DIGITS', 'TASK_TOKEN', 'SEP', 'PAD', 'VOCAB_SIZE', 'PROMPT_LEN', 'make_prompts', 'solve',
-           'reward', 'sequences', 'mixture_batch']
+__all__ = ['TASKS', 'ANSWER_LEN', 'N_DIGITS', 'TASK_TOKEN', 'SEP', 'PAD', 'VOCAB_SIZE', 'PROMPT_LEN', 'SPLITS', 'N_HELDOUT',
+           'POOLS', 'make_prompts', 'solve', 'reward', 'sequences', 'mixture_batch']
 
 # %% ../../nbs/rl_merging/02_tasks.ipynb #ce1372d9
 TASKS = ("rev", "sort", "add", "max", "cnt")  # the five task names
@@ -28,18 +28,31 @@ def _check_task(task: str) -> str:
     return task
 
 
+SPLITS = ("train", "val", "test")  # input pools: training draws, validation (merge strengths), test (claims)
+N_HELDOUT = 1000  # inputs per held-out pool (val, test), out of 10^4 digit tuples
+_PERM = torch.randperm(N_DIGITS ** 4, generator=torch.Generator().manual_seed(20_261_204))  # fixed once
+POOLS = {"val": _PERM[:N_HELDOUT].sort().values, "test": _PERM[N_HELDOUT:2 * N_HELDOUT].sort().values,
+         "train": _PERM[2 * N_HELDOUT:].sort().values}  # disjoint codes 1000 x1 + 100 x2 + 10 x3 + x4
+
+
 def make_prompts(
     task: str,  # one of TASKS
     n: int,  # number of prompts
-    generator: torch.Generator | None = None,  # seeds the digits
+    generator: torch.Generator | None = None,  # seeds the draw
+    split: str = "train",  # input pool: "train" (every fine-tune and pretraining), "val" or "test" (never trained on)
 ) -> torch.Tensor:
-    "Return n random prompts (n, 6) for a task."
+    "Return n random prompts (n, 6) for a task, inputs drawn uniformly from one pool of digit tuples."
     _check_task(task)
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
-    x = torch.randint(0, N_DIGITS, (n, 4), generator=generator)  # (n, 4) digits
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
+    pool = POOLS[split]
+    codes = pool[torch.randint(0, len(pool), (n,), generator=generator)]  # (n,)
+    x = codes[:, None] // torch.tensor([1000, 100, 10, 1]) % N_DIGITS  # (n, 4) digits
     head = torch.full((n, 1), TASK_TOKEN[task])
     return torch.cat([head, x, torch.full((n, 1), SEP)], 1)  # (n, 6)
+
 
 # %% ../../nbs/rl_merging/02_tasks.ipynb #ec1a186e
 def _check_prompts(task: str, prompts) -> torch.Tensor:
@@ -91,8 +104,10 @@ def sequences(
     L = ans.shape[1] if answer_len is None else int(answer_len)
     if L < ans.shape[1]:
         raise ValueError(f"answer_len must be >= {ans.shape[1]} for task {task!r}, got {answer_len}")
-    pad = torch.full((len(prompts), L - ans.shape[1]), PAD)
+    pad = torch.full((len(prompts), L - ans.shape[1]), PAD, device=prompts.device)  # on the prompts' device
     ids = torch.cat([prompts, ans, pad], 1)
+    if not (ids.device == prompts.device == ans.device):
+        raise RuntimeError(f"sequences: prompts on {prompts.device}, answers on {ans.device}, output on {ids.device}")
     labels = ids.clone()
     labels[:, :PROMPT_LEN] = -100
     labels[:, PROMPT_LEN + ans.shape[1]:] = -100

@@ -22,8 +22,8 @@ from .sim import LinkWorldConfig, make_dataset, make_robots, reference_returns
 # %% auto #0
 __all__ = ['METHODS', 'PRESETS', 'BENCH_METHODS', 'XEmbodimentExperimentConfig', 'build_world', 'embodiment_groups',
            'make_updater', 'train_method', 'run_main', 'run_conflict', 'main_claims', 'conflict_claims',
-           'not_run_claims', 'plot_scores', 'plot_conflict', 'plot_cosines', 'run_benchmark', 'benchmark_summary',
-           'benchmark_claims']
+           'negative_transfer_claims', 'not_run_claims', 'plot_scores', 'plot_conflict', 'plot_cosines',
+           'run_benchmark', 'benchmark_summary', 'benchmark_claims']
 
 # %% ../../nbs/xembodiment/05_experiments.ipynb #e2e18886
 METHODS = ("bc", "iql", "td3bc", "iql+pcgrad", "iql+cagrad", "iql+eg", "iql+eg_norm")
@@ -72,7 +72,7 @@ PRESETS = {
     "smoke": XEmbodimentExperimentConfig(),
     "cpu": XEmbodimentExperimentConfig(scale="cpu", seeds=[0, 1, 2], n_robots=8, n_transitions=10_000, steps=600,
                                        batch_size=64, conflict_ratios=[0.0, 0.3, 0.7], conflict_robots=[4, 8, 16],
-                                       conflict_seeds=[0], conflict_steps=400, conflict_every=100,
+                                       conflict_seeds=[0, 1, 2], conflict_steps=240, conflict_every=80,
                                        bench_robots=[4, 8, 16], bench_steps=20),
     "gpu": XEmbodimentExperimentConfig(scale="gpu", seeds=[0, 1, 2, 3, 4], n_robots=16, K=6, n_transitions=200_000,
                                        steps=50_000, batch_size=256, hidden=[256, 256],
@@ -166,20 +166,24 @@ def run_main(cfg: XEmbodimentExperimentConfig, device: str | torch.device = "cpu
             for name, score in out["scores"].items():
                 rows.append({"method": method, "seed": seed, "robot": name, "score": score})
             vals = list(out["scores"].values())
-            runs.append({"method": method, "seed": seed, "mean": float(np.mean(vals)), "worst": float(np.min(vals)),
-                         "actor_ms": out["actor_ms"]})
-            step_rows += [{"method": method, "seed": seed, "step": i, "ms": ms} for i, ms in enumerate(out["actor_step_ms"])]
-            if method in ("iql", "iql+eg") and seed == cfg.seeds[0]:
+            run_row = {"method": method, "seed": seed, "mean": float(np.mean(vals)), "worst": float(np.min(vals)),
+                       "actor_ms": out["actor_ms"]}
+            if method.startswith("iql"):  # the end-of-training conflict of the robots' IQL actor gradients
                 probe = world["data"].sample(256, torch.Generator().manual_seed(99))
-                cosines[method] = conflict_stats(out["agent"], probe)["cosine"].numpy()
+                stats = conflict_stats(out["agent"], probe)
+                run_row |= {"conflict_fraction": stats["conflict_fraction"], "mean_cosine": stats["mean_cosine"]}
+                if method in ("iql", "iql+eg") and seed == cfg.seeds[0]:
+                    cosines[method] = stats["cosine"].detach().cpu().numpy()  # the matrix may live on the device
+            runs.append(run_row)
+            step_rows += [{"method": method, "seed": seed, "step": i, "ms": ms} for i, ms in enumerate(out["actor_step_ms"])]
     names = [r.name for r in make_robots(cfg.n_robots, seed=0)]
     return {"scores": pd.DataFrame(rows), "runs": pd.DataFrame(runs), "actor_steps": pd.DataFrame(step_rows), "groups": [[names[i] for i in g] for g in groups],
             "cosines": cosines, "robots": names}
 
 
-def run_conflict(cfg: XEmbodimentExperimentConfig, device: str | torch.device = "cpu") -> pd.DataFrame:
-    "Measure IQL's conflict fraction over the grid of suboptimal ratios and numbers of robots."
-    rows = []
+def run_conflict(cfg: XEmbodimentExperimentConfig, device: str | torch.device = "cpu") -> tuple[pd.DataFrame, pd.DataFrame]:
+    "Measure IQL's conflict fraction over the grid of suboptimal ratios and numbers of robots; return it and the per-robot scores of every run."
+    rows, score_rows = [], []
     for n_robots in cfg.conflict_robots:
         for ratio in cfg.conflict_ratios:
             for seed in cfg.conflict_seeds:
@@ -187,7 +191,9 @@ def run_conflict(cfg: XEmbodimentExperimentConfig, device: str | torch.device = 
                 out = train_method("iql", world, [], cfg, cfg.conflict_steps, cfg.conflict_every, device)
                 for rec in out["conflict"]:
                     rows.append({"n_robots": n_robots, "ratio": ratio, "seed": seed, **rec})
-    return pd.DataFrame(rows)
+                score_rows += [{"n_robots": n_robots, "ratio": ratio, "seed": seed, "robot": k, "name": name, "score": s}
+                               for k, (name, s) in enumerate(out["scores"].items())]
+    return pd.DataFrame(rows), pd.DataFrame(score_rows)
 
 # %% ../../nbs/xembodiment/05_experiments.ipynb #799b3bc2
 def _runs(runs: pd.DataFrame, method: str, col: str) -> np.ndarray | None:
@@ -222,11 +228,11 @@ def main_claims(
         out.append(judge_claim(f"IQL > BC on suboptimal-rich data ({setting})", "IQL beats BC",
                                _runs(runs, "iql", "mean"), _runs(runs, "bc", "mean"), labels=seeds_of("iql", "bc"),
                                note=f"IQL {summarize(_runs(runs, 'iql', 'mean'))} vs BC {summarize(_runs(runs, 'bc', 'mean'))}"))
-    pairs = [("iql+eg", "iql", "mean", 0.0, "+34 % over IQL (summaries)", "IQL+EG > IQL, mean score"),
+    pairs = [("iql+eg", "iql", "mean", 0.0, "+34 % over IQL (summaries); EG beats BC (EG's own part of it: EG vs IQL)",
+              "IQL+EG > IQL, mean score"),
              ("iql+eg", "iql", "worst", 0.0, "EG helps the worst robots", "IQL+EG > IQL, worst-robot score"),
              ("iql+eg", "iql+pcgrad", "mean", -5.0, "EG beats conflict-aware baselines", "IQL+EG >= IQL+PCGrad, mean score"),
              ("iql+eg", "iql+cagrad", "mean", -5.0, "EG beats conflict-aware baselines", "IQL+EG >= IQL+CAGrad, mean score"),
-             ("iql+eg", "bc", "mean", 0.0, "EG beats BC", "IQL+EG > BC, mean score"),
              ("iql+eg_norm", "iql", "mean", 0.0, "+34 % over IQL (summaries)", "IQL+EG (normalized_sum) > IQL, mean score")]
     for a, b, col, margin, paper, name in pairs:
         if not have(a, b):
@@ -236,6 +242,18 @@ def main_claims(
         rel = 100 * (va.mean() - vb.mean()) / abs(vb.mean()) if vb.mean() != 0 else float("nan")
         out.append(judge_claim(f"{name} ({setting})", paper, va, vb, labels=seeds_of(a, b), margin=margin,
                                note=f"{a} {summarize(va)} vs {b} {summarize(vb)}; relative {rel:+.1f} %"))
+    name = f"IQL+EG lowers the conflict of the robots' actor gradients vs IQL ({setting}, end of training)"
+    if not have("iql+eg", "iql") or "conflict_fraction" not in runs:
+        out.append(claim_not_run(name, "EG reduces inter-robot conflict", "iql+eg, iql or their conflict not in this run"))
+    else:
+        ca, cb = _runs(runs, "iql+eg", "conflict_fraction"), _runs(runs, "iql", "conflict_fraction")
+        cos_a, cos_b = _runs(runs, "iql+eg", "mean_cosine"), _runs(runs, "iql", "mean_cosine")
+        out.append(judge_claim(name, "EG reduces inter-robot conflict", ca, cb, labels=seeds_of("iql+eg", "iql"),
+                               alternative="less",
+                               note=f"conflict fraction (pairs of robots with cos < 0) of the final actor's per-robot IQL "
+                                    f"gradients on one probe batch of 256 per robot: EG {summarize(ca)} vs IQL "
+                                    f"{summarize(cb)}; mean off-diagonal cosine EG {summarize(cos_a)} vs IQL "
+                                    f"{summarize(cos_b)}"))
     for b in ("iql+pcgrad", "iql+cagrad"):
         if not have("iql+eg", b):
             continue
@@ -288,6 +306,27 @@ def conflict_claims(conflict: pd.DataFrame) -> list[Claim]:
                                     f"the {other} values; mean conflict fraction per {'R' if axis == 'ratio' else 'rho'} "
                                     f"({_text(tab)}){one}"))
     return out
+
+
+def negative_transfer_claims(scores: pd.DataFrame, cfg: XEmbodimentExperimentConfig) -> list[Claim]:
+    "Judge negative transfer: the robots in every pool of the conflict grid score lower when more robots share the policy."
+    name = "Negative transfer: IQL's score on the robots shared by every pool falls when more robots share the policy"
+    if scores is None or not len(scores) or scores.n_robots.nunique() < 2:
+        return [claim_not_run(name, "pooling many robots' suboptimal data hurts (negative transfer)",
+                              "needs two or more numbers of robots in the conflict grid")]
+    small, large = scores.n_robots.min(), scores.n_robots.max()
+    ratio = cfg.subopt_ratio if cfg.subopt_ratio in set(scores.ratio) else scores.ratio.max()
+    shared = scores[scores.robot < small]  # the first robots: the same bodies and data in every pool
+    per = shared.groupby(["ratio", "n_robots", "seed"]).score.mean()
+    diffs = {r: per.loc[r, large] - per.loc[r, small] for r in sorted(set(scores.ratio))}
+    d = diffs[ratio].sort_index()
+    text = "; ".join(f"rho {r:g}: {v.mean():+.1f}" for r, v in diffs.items())
+    return [judge_claim(f"{name} (R = {large} vs {small}, {ratio:.0%}-suboptimal)",
+                        "pooling many robots' suboptimal data hurts (negative transfer)", d.to_numpy(),
+                        labels=[int(s) for s in d.index], alternative="less",
+                        note=f"per seed: mean score of robots 0-{small - 1} (the same bodies and datasets in every pool) "
+                             f"trained with {large} robots minus with {small}; same network, per-robot batch and "
+                             f"{cfg.conflict_steps} iterations (the conflict grid's runs); mean difference per ratio: {text}")]
 
 
 def not_run_claims() -> list[Claim]:

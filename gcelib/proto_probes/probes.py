@@ -46,12 +46,15 @@ class LinearProbe(nn.Module):
         C: int,  # classes
         pool: str = "mean",  # "cls" or "mean"
         seed: int = 0,  # initialisation seed (local)
+        temperature: float = 1.0,  # logit temperature: logits / temperature (the linear probes' tuning knob)
     ):
         super().__init__()
         if pool not in ("cls", "mean"):
             raise ValueError(f"pool must be 'cls' or 'mean', got {pool!r}")
         _check_sizes(D=D, C=C)
-        self.pool = pool
+        if not temperature > 0:
+            raise ValueError(f"temperature must be positive, got {temperature!r}")
+        self.pool, self.temperature = pool, float(temperature)
         with local_seed(seed):
             self.norm = nn.LayerNorm(D, elementwise_affine=False)  # the usual frozen-feature normalisation
             self.linear = nn.Linear(D, C)
@@ -59,7 +62,7 @@ class LinearProbe(nn.Module):
     def forward(self, X: torch.Tensor) -> torch.Tensor:  # (B, 1 + N, D) -> (B, C)
         cls, patches = _split(X)
         z = cls if self.pool == "cls" else patches.mean(1)
-        return self.linear(self.norm(z))
+        return self.linear(self.norm(z)) / self.temperature
 
 
 def _check_sizes(**sizes):

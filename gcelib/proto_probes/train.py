@@ -16,10 +16,17 @@ from ..core.multilabel import macro_map
 from .probes import AttentiveProbe, LinearProbe, PrototypeProbe
 
 # %% auto #0
-__all__ = ['PROBES', 'make_probe', 'ProbeTrainConfig', 'train_probe', 'predict', 'score', 'tune_probe']
+__all__ = ['PROBES', 'DEFAULT_TEMPERATURE', 'default_temperature', 'make_probe', 'ProbeTrainConfig', 'train_probe', 'predict',
+           'score', 'tune_probe', 'tune_ladder']
 
 # %% ../../nbs/proto_probes/04_train.ipynb #583f6675
 PROBES = ("linear-cls", "linear-mean", "attentive", "proto-real", "protobin", "protobin-focal")
+DEFAULT_TEMPERATURE = {"linear": 1.0, "attentive": 1.0, "proto": 0.1}  # each knob's default (see the table)
+
+
+def default_temperature(name: str) -> float:
+    "The default value of a probe's temperature knob."
+    return DEFAULT_TEMPERATURE["linear" if name.startswith("linear") else "attentive" if name == "attentive" else "proto"]
 
 
 def make_probe(
@@ -35,7 +42,7 @@ def make_probe(
     if name not in PROBES:
         raise ValueError(f"name must be one of {PROBES}, got {name!r}")
     if name.startswith("linear"):
-        return LinearProbe(D, C, name.split("-")[1], seed=seed)
+        return LinearProbe(D, C, name.split("-")[1], seed=seed, temperature=temperature or 1.0)
     if name == "attentive":
         return AttentiveProbe(D, C, n_head=n_head, temperature=temperature or 1.0, seed=seed)
     scale = 10.0 if temperature is None else 1.0 / temperature
@@ -100,6 +107,14 @@ def score(probe: torch.nn.Module, X: torch.Tensor, Y: torch.Tensor) -> float:
     return macro_map(Y.cpu().numpy(), predict(probe, X).float().cpu().numpy())
 
 # %% ../../nbs/proto_probes/04_train.ipynb #0385f8ed
+def _val_score(probe, X, Y) -> float:
+    "Validation macro mAP; -inf when the probe's logits are not finite (a diverged training)."
+    logits = predict(probe, X)
+    if not torch.isfinite(logits).all():
+        return float("-inf")
+    return macro_map(Y.cpu().numpy(), logits.float().cpu().numpy())
+
+
 def tune_probe(
     name: str,  # probe name
     grid: dict,  # {"lr": [...], "temperature": [...]} (temperature may be [None])
@@ -116,8 +131,31 @@ def tune_probe(
         raise ValueError(f"grid must have non-empty 'lr' and 'temperature' lists, got {grid!r}")
     rows = []
     for lr, temp in itertools.product(grid["lr"], grid["temperature"]):
-        probe = make_probe(name, X_train.shape[-1], Y_train.shape[1], temperature=temp, k_per_class=k_per_class, seed=seed)
+        probe = make_probe(name, X_train.shape[-1], Y_train.shape[1], temperature=temp, k_per_class=k_per_class,
+                           seed=seed).to(X_train.device)  # on the tokens' device
         train_probe(probe, X_train, Y_train, ProbeTrainConfig(cfg.epochs, cfg.batch_size, lr, cfg.weight_decay), seed)
-        rows.append({"probe": name, "lr": lr, "temperature": temp, "val_map": score(probe, X_val, Y_val)})
+        rows.append({"probe": name, "lr": lr, "temperature": temp, "val_map": _val_score(probe, X_val, Y_val)})
     best = max(rows, key=lambda r: r["val_map"])
     return {"lr": best["lr"], "temperature": best["temperature"]}, rows
+
+
+def tune_ladder(
+    name: str,  # probe name
+    lrs: list,  # the decade ladder of learning rates (stage 1)
+    X_train: torch.Tensor, Y_train: torch.Tensor, X_val: torch.Tensor, Y_val: torch.Tensor,  # as in tune_probe
+    cfg: ProbeTrainConfig,  # epochs, batch size, weight decay
+    seed: int = 100,  # the tuning seed
+    k_per_class: int = 4,  # prototypes per class
+    temp_factor: float = 1 / 3,  # stage 2: the second temperature is tau_0 * temp_factor
+) -> tuple[dict, list]:
+    "The one grid rule of every probe: the lr ladder at tau_0, then the best lr's half-decade neighbours at tau_0 and the best lr at tau_0 * temp_factor."
+    if not lrs:
+        raise ValueError("lrs must be a non-empty list of learning rates")
+    t0 = default_temperature(name)
+    args = (X_train, Y_train, X_val, Y_val, cfg, seed, k_per_class)
+    best, rows = tune_probe(name, {"lr": list(lrs), "temperature": [t0]}, *args)
+    lr = best["lr"]
+    rows += tune_probe(name, {"lr": [lr / math.sqrt(10), lr * math.sqrt(10)], "temperature": [t0]}, *args)[1]
+    rows += tune_probe(name, {"lr": [lr], "temperature": [t0 * temp_factor]}, *args)[1]
+    top = max(rows, key=lambda r: r["val_map"])
+    return {"lr": top["lr"], "temperature": top["temperature"]}, [r | {"stage": 1 + (i >= len(lrs))} for i, r in enumerate(rows)]

@@ -29,6 +29,7 @@ class MultiLoRAConfig:
     shared_A: bool = True  # one A for all experts (HydraLoRA); False: A_i per expert
     gate: str = "router"  # "router" (from u), "task" (task-id embedding), "onehot" (expert = task id)
     n_tasks: int = 0  # task ids for gate="task" / "onehot"
+    route_on: str = "token"  # gate="router" reads u per token ("token") or the causal mean of u up to the token ("prefix")
 
     def __post_init__(self):
         for name in ("r", "n_experts"):
@@ -36,6 +37,8 @@ class MultiLoRAConfig:
                 raise ValueError(f"{name} must be a positive integer, got {getattr(self, name)!r}")
         if self.gate not in ("router", "task", "onehot"):
             raise ValueError(f"gate must be 'router', 'task' or 'onehot', got {self.gate!r}")
+        if self.route_on not in ("token", "prefix"):
+            raise ValueError(f"route_on must be 'token' or 'prefix', got {self.route_on!r}")
         if self.gate != "router" and self.n_tasks < 1:
             raise ValueError(f"n_tasks must be >= 1 with gate={self.gate!r}")
         if self.gate == "onehot" and self.n_tasks != self.n_experts:
@@ -74,6 +77,10 @@ def _weights(self, u):
     if N == 1:
         return u.new_ones(*lead, 1, 1)
     if self.cfg.gate == "router":
+        if self.cfg.route_on == "prefix":  # causal mean over positions 0..j: the prompt's op tokens reach every later token
+            if u.ndim < 3:
+                raise ValueError(f"route_on='prefix' needs u of shape (batch, seq, d), got {tuple(u.shape)}")
+            u = u.cumsum(-2) / torch.arange(1, u.shape[-2] + 1, device=u.device, dtype=u.dtype)[:, None]
         return group_weights(u @ self.router.T, N)  # (..., g, N)
     if self.task_ids is None or self.task_ids.shape != lead[:1]:
         raise ValueError(f"task_ids must be set to a ({lead[0]},) tensor for gate={self.cfg.gate!r}")

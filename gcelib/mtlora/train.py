@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import copy
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -23,8 +23,8 @@ from .routing import routing_entropy
 from .spectral import SparseSchedule, spectral_regularizer
 
 # %% auto #0
-__all__ = ['METHODS', 'POST_HOC', 'MethodSpec', 'TrainConfig', 'build', 'evaluate', 'fit_method', 'fit_mole', 'fit_lorahub',
-           'task_vectors', 'fit_merge']
+__all__ = ['METHODS', 'POST_HOC', 'VAL_SEED', 'MethodSpec', 'TrainConfig', 'build', 'evaluate', 'fit_method', 'fit_mole',
+           'lorahub_compose', 'fit_lorahub', 'task_vectors', 'fit_merge']
 
 # %% ../../nbs/mtlora/06_train.ipynb #272f267e
 @dataclass
@@ -52,6 +52,9 @@ METHODS = {
 POST_HOC = ("MoLE", "LoRAHub", "task arithmetic", "TIES")  # built on the trained per-task LoRAs
 
 # %% ../../nbs/mtlora/06_train.ipynb #9afc4271
+VAL_SEED = 20_000  # validation strings: training-pool inputs drawn with this seed, never the held-out inputs
+
+
 @dataclass
 class TrainConfig:
     "Adapter training, identical for every method."
@@ -163,6 +166,7 @@ def fit_method(
     seed: int,  # adapter init and data order
     device="cpu",  # where to train
     keep: bool = False,  # return the (unhooked) AdapterSet too
+    val_per_task: int = 0,  # > 0: also score that many validation strings per task (learning-rate tuning)
 ):
     "Train one method and return its row of measurements (and its adapters with keep=True)."
     if name not in METHODS:
@@ -173,6 +177,8 @@ def fit_method(
     acc = evaluate(model, tasks, cfg.eval_per_task, aset, device)
     row = {"method": name, "acc": float(acc.mean()), "task_acc": acc.tolist(), "params": sum(p.numel() for p in params),
            "step_ms": 1000 * stats["train_seconds"] / cfg.steps, **stats}
+    if val_per_task > 0:  # validation: training-pool inputs under another seed (the held-out inputs never choose)
+        row["val_acc"] = float(evaluate(model, tasks, val_per_task, aset, device, seed=VAL_SEED, split="train").mean())
     if aset is not None:
         row.update(_routing_stats(model, aset, tasks, device))
         aset.remove()
@@ -184,9 +190,10 @@ def _pairs(src: AdapterSet, dst: AdapterSet) -> list:
 
 
 def fit_mole(backbone, pertask: AdapterSet, tasks: list, cfg: TrainConfig, seed: int, device="cpu") -> dict:
-    "Train a per-token router over the frozen per-task LoRAs (MoLE); return its row."
+    "Train a router (on the causal prefix mean of its input) over the frozen per-task LoRAs (MoLE); return its row."
     spec = MethodSpec("component", 0, gate="router", shared_A=False)
-    aset = inject_component(backbone, _adapter_cfg(spec, cfg, len(tasks), backbone.config.hidden_size), seed=seed)
+    acfg = replace(_adapter_cfg(spec, cfg, len(tasks), backbone.config.hidden_size), route_on="prefix")
+    aset = inject_component(backbone, acfg, seed=seed)
     with torch.no_grad():
         for src, dst in _pairs(pertask, aset):
             dst.A.copy_(src.A)
@@ -204,30 +211,38 @@ def fit_mole(backbone, pertask: AdapterSet, tasks: list, cfg: TrainConfig, seed:
     return row
 
 # %% ../../nbs/mtlora/06_train.ipynb #42ee6aa0
+def lorahub_compose(
+    pairs: list,  # (per-task adapter with (T, r, d) / (T, d_out, r) factors, one-expert adapter) pairs
+    w,  # (T,) weights, array-like
+):
+    "Set every one-expert adapter to A = sum_t w_t A_t, B = sum_t w_t B_t, with w on the factors' device."
+    with torch.no_grad():
+        for src, dst in pairs:
+            w_t = torch.as_tensor(np.asarray(w), dtype=src.A.dtype, device=src.A.device)  # (T,)
+            if w_t.shape != src.A.shape[:1]:
+                raise ValueError(f"w must have one weight per task ({src.A.shape[0]}), got shape {tuple(w_t.shape)}")
+            dst.A.copy_(torch.einsum("t,trd->rd", w_t, src.A))
+            dst.B.copy_(torch.einsum("t,tor->or", w_t, src.B)[None])
+
+
 def fit_lorahub(backbone, pertask: AdapterSet, tasks: list, cfg: TrainConfig, seed: int, device="cpu",
                 shots: int = 5, l1: float = 0.05) -> dict:
-    "Search per-task LoRA weights by Nelder-Mead (LoRAHub); return its row."
+    "Search per-task LoRA weights by Nelder-Mead from the best of 0, uniform and every e_k (LoRAHub); return its row."
     T = len(tasks)
     one = inject_component(backbone, MultiLoRAConfig(r=cfg.rank, n_experts=1, alpha=cfg.alpha), seed=seed)
     pairs, g, acc, start = _pairs(pertask, one), torch.Generator().manual_seed(seed + 99), [], time.perf_counter()
-
-    def set_weights(w):
-        w = torch.as_tensor(w, dtype=torch.float32)
-        with torch.no_grad():
-            for src, dst in pairs:
-                dst.A.copy_(torch.einsum("t,trd->rd", w, src.A))
-                dst.B.copy_(torch.einsum("t,tor->or", w, src.B)[None])
-
+    starts = [np.zeros(T), np.full(T, 1.0 / T)] + list(np.eye(T))  # 0, uniform, every e_k
     for k, task in enumerate(tasks):
         ids = task_batch([task], shots, g)[0].to(device)
 
         def objective(w):
-            set_weights(w)
+            lorahub_compose(pairs, w)
             with torch.no_grad():
                 return float(lm_loss(backbone, ids)) + l1 * float(np.abs(w).sum())
-        simplex = np.vstack([np.zeros(T), 0.5 * np.eye(T)])
-        res = minimize(objective, np.zeros(T), method="Nelder-Mead", options={"initial_simplex": simplex, "maxfev": 5 * T})
-        set_weights(res.x)
+        x0 = min(starts, key=objective)  # T + 2 evaluations
+        simplex = np.vstack([x0, x0 + 0.5 * np.eye(T)])
+        res = minimize(objective, x0, method="Nelder-Mead", options={"initial_simplex": simplex, "maxfev": 5 * T})
+        lorahub_compose(pairs, res.x)
         acc.append(evaluate(backbone, [task], cfg.eval_per_task, None, device, seed=10_000 + k)[0])
     one.remove()
     acc = np.array(acc)
@@ -243,7 +258,7 @@ def task_vectors(pertask: AdapterSet) -> list:
 
 
 def fit_merge(backbone, pertask: AdapterSet, tasks: list, cfg: TrainConfig, rule: str, device="cpu",
-              lams: tuple = (0.25, 0.5, 1.0, 2.0)) -> dict:
+              lams: tuple = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)) -> dict:
     "Merge the per-task LoRAs by task arithmetic or TIES, lambda picked on training strings; return the row."
     if rule not in ("task arithmetic", "TIES"):
         raise ValueError(f"rule must be 'task arithmetic' or 'TIES', got {rule!r}")
@@ -252,7 +267,7 @@ def fit_merge(backbone, pertask: AdapterSet, tasks: list, cfg: TrainConfig, rule
     for lam in lams:
         merged = task_arithmetic(tvs, lam) if rule == "task arithmetic" else ties(tvs, density=0.2, lam=lam)
         model.load_state_dict(apply_task_vector(base, merged))
-        val = evaluate(model, tasks, 20, None, device, seed=20_000, split="train").mean()
+        val = evaluate(model, tasks, 20, None, device, seed=VAL_SEED, split="train").mean()
         if best is None or val > best[0]:
             best = (val, lam, evaluate(model, tasks, cfg.eval_per_task, None, device))
     return {"method": rule, "acc": float(best[2].mean()), "task_acc": best[2].tolist(), "lam": best[1],

@@ -182,10 +182,13 @@ def run_seed(
     t2 = time.perf_counter()
     rows = []
     evals = [(m, mods, None) for m, mods in models.items()] + [(m, models["TA"], s) for m, s in surg.items()]
+    own = []  # weight of the task's own expert, per level, on each task's last test batch (G-Merging's router)
     for method, mods, s in evals:
         for k, t in enumerate(tasks):
             auc = task_auc(mods[k], t.subset("test"), None if s is None else s[k], device=device)
             rows.append({"seed": seed, "task": t.name, "method": method, "auc": auc, "bn": "eval"})
+            if method == "G-Merging":
+                own.extend(float(w[:, k].mean()) for w in s[k].last_weights.values())
     if cfg.bn_batch_stats:  # the official evaluation, reported apart
         for method, mods, s in [e for e in evals if e[0] in ("fine-tuned", "TA", "G-Merging")]:
             for k, t in enumerate(tasks):
@@ -196,7 +199,7 @@ def run_seed(
     loss_rows = [{"seed": seed, "variant": n, "task": tasks[k].name, "epoch": e + 1, "loss": v}
                  for (n, k), c in curves.items() for e, v in enumerate(c)]
     return {"seed": seed, "auc": pd.DataFrame(rows), "adapter_loss": pd.DataFrame(loss_rows), "lam_ta": lam_ta,
-            "lam_ties": lam_ties, "curve_ta": curve_ta, "curve_ties": curve_ties, "times": times,
+            "lam_ties": lam_ties, "router_own_weight": float(np.mean(own)) if own else float("nan"), "curve_ta": curve_ta, "curve_ties": curve_ties, "times": times,
             "overhead": parameter_overhead(banks["G-Merging"], pre.gnn), "K": K, "L": cfg.layers,
             "d": cfg.hidden, "r": cfg.rank, "tasks": [t.name for t in tasks]}
 
@@ -216,7 +219,8 @@ def _paper(m):
     return f"{v}" if v is not None else "n/a"
 
 
-def experiment_claims(auc: pd.DataFrame, overhead: dict, K: int, L: int, d: int, r: int) -> list:
+def experiment_claims(auc: pd.DataFrame, overhead: dict, K: int, L: int, d: int, r: int,
+                      router_own_weight: float | None = None, temperature: float | None = None) -> list:
     "Turn the per-seed AUCs into the claims of the issue."
     M = seed_means(auc)
     col = lambda m: M[m].to_numpy()
@@ -243,6 +247,14 @@ def experiment_claims(auc: pd.DataFrame, overhead: dict, K: int, L: int, d: int,
                          note=f"GM {std('G-Merging')}, L1 only {std('L1 only')} (mean ± seed std)"))
     claims.append(judged("G-Merging within 1 point of fine-tuning", "74.2 vs 74.9 (close to or above FT)", gm, ft,
                          margin=-1.0, note=f"GM {std('G-Merging')}, FT {std('fine-tuned')}"))
+    router = "the MoE router (phase 3) adds AUC over each task's own adapters (G-Merging vs w/o router)"
+    if "w/o router" in M:
+        own = "" if router_own_weight is None else (f"; mean routing weight of the task's own expert {router_own_weight:.3f}"
+                                                    + ("" if temperature is None else f" at T = {temperature:g}"))
+        claims.append(judged(router, "phase 3 routes every graph over all K experts (no router-free ablation reported)",
+                             gm, col("w/o router"), note=f"GM {std('G-Merging')}, w/o router {std('w/o router')}{own}"))
+    else:
+        claims.append(claim_not_run(router, "phase 3", "needs the 'w/o router' rows"))
     expected = K * (L + 1) * 2 * d * r
     claims.append(claim_check("adapter parameters = K (L+1) 2 d r", "0.86M, ~60% of a 1.4M GIN (K=8, L=5, d=300, r=30)",
                               f"{overhead['adapter_params']} = {expected}; {100 * overhead['ratio']:.0f}% of the "

@@ -291,7 +291,8 @@ class TEMRouter:
 
     @torch.no_grad()
     def embed(self, data) -> torch.Tensor:
-        "Return the (B, proj_dim) pooled, diffused, projected embeddings of a batch."
+        "Return the (B, proj_dim) pooled, diffused, projected embeddings of a batch (moved to the backbone's device)."
+        data = data.to(next(self.gnn.parameters()).device)  # loaders yield CPU batches; the backbone may sit elsewhere
         ctx = BatchContext(data)
         h = self.gnn.input_embedding(data)
         ei, _ = add_self_loops(data.edge_index, num_nodes=h.size(0))

@@ -159,7 +159,7 @@ def normalize_report(text: str, tmp: str | None = None) -> str:
 def run_tests(
     files: dict,  # {path under Lib/: source} of the mutated files
     tests: list,  # test modules, e.g. ["test_textwrap"]
-    timeout: float = 8.0,  # seconds before the run is killed
+    timeout: float = 60.0,  # seconds before the run is killed (generous: a slow failing mutant under load must not become a dropped timeout)
 ) -> dict:
     "Run the stdlib unit tests against the shadowed files; return status, failed ids, reports and seconds."
     if not tests:
@@ -340,7 +340,7 @@ def build_repo(
     multi_frac: float = 0.25,  # fraction of two-location issues
     noise_frac: float = 0.2,  # noisy fraction (training repositories)
     drop_prob: float = 0.5,  # frame-dropping probability
-    timeout: float = 8.0,  # seconds per test run
+    timeout: float = 60.0,  # seconds per test run
     max_attempts: int = 400,  # give up after this many draws
 ) -> list:
     "Return the records of one repository."
@@ -393,7 +393,7 @@ def rebuild_record(
     multi_frac: float = 0.25,  # as when built
     noise_frac: float = 0.2,  # as when built
     drop_prob: float = 0.5,  # as when built
-    timeout: float = 8.0,  # seconds per test run
+    timeout: float = 60.0,  # seconds per test run
 ) -> dict:
     "Redraw a record's mutations from its attempts, rerun the tests and return the record anew."
     repo, seed = record["repo"], record["seed"]

@@ -57,6 +57,7 @@ class RLMergingExperimentConfig:
     lam_grid: list = field(default_factory=lambda: [0.5, 1.0])  # merge strengths: merged tau scaled by lambda, picked on val
     norm_matched: bool = True  # add the control sft_nm: each SFT task vector rescaled to the RL one's norm
     recipe_pretrain_steps: int = 0  # > 0: also run the brief's recipe (this many pretraining steps) on every seed
+    recipe_pretrain_lr: float = 3e-4  # pretraining lr of that recipe (the one pilot seed 100 ran)
     ties_density: float = 0.2  # rho of TIES (and of the top-rho sign-conflict ratio)
     dare_p: float = 0.5  # drop probability of DARE
     n_eval: int = 100  # evaluation prompts per task
@@ -243,7 +244,7 @@ def run_experiment(
     res["sweep_merged"] = pd.concat([res["merged"][res["merged"].seed == cfg.seeds[0]]] + [p["merged"] for p in sweep],
                                     ignore_index=True)
     if cfg.recipe_pretrain_steps:  # the brief's recipe on the evaluation seeds: merged-accuracy rows only
-        rcfg = replace(cfg, pretrain_steps=int(cfg.recipe_pretrain_steps))
+        rcfg = replace(cfg, pretrain_steps=int(cfg.recipe_pretrain_steps), pretrain_lr=float(cfg.recipe_pretrain_lr))
         t0 = time.time()
         rec = [run_seed(rcfg, s, device, methods=["sft", cfg.methods[1]], diagnostics=False)
                for s in progress(cfg.seeds, desc="brief's recipe")]
@@ -436,7 +437,7 @@ def _recipe_claims(res, cfg, rl) -> list:
     tab = merge_table(res["recipe_merged"], res["recipe_spec"])
     per = tab[(tab.protocol == "pairwise") & tab.method.isin([rl, "sft"])].groupby(["seed", "method"])[["acc", "drop"]].mean()
     acc, drop = per.acc.unstack("method"), per["drop"].unstack("method")
-    regime = (f"regime: the brief's recipe, pretrain {cfg.recipe_pretrain_steps} steps (pilot seed 100 under it: "
+    regime = (f"regime: the brief's recipe, pretrain {cfg.recipe_pretrain_steps} steps at lr {cfg.recipe_pretrain_lr:g} (pilot seed 100 under it: "
               f"'{rl} merges worse than sft under every rule'), evaluation seeds, strength picked on val")
     seeds = acc.index.to_list()
     return [judge_claim(f"brief's recipe: merged accuracy {rl} > sft (pairwise, mean over rules)", "RL merges better than SFT",

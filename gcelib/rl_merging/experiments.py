@@ -90,12 +90,12 @@ PRESETS = {
     "cpu": RLMergingExperimentConfig(scale="cpu", seeds=[0, 1, 2], tasks=["rev", "sort", "max", "cnt"],
                                      pretrain_steps=90, ft_steps=150, prompts_per_step=16, rules=list(RULES),
                                      n_eval=300, landscape_ts=[0.0, 1.0], lr_sweep=[1e-4, 1e-3],
-                                     lam_grid=[0.25, 0.5, 1.0, 1.5], recipe_pretrain_steps=400),
+                                     lam_grid=[0.1, 0.25, 0.5, 1.0, 1.5], recipe_pretrain_steps=400),
     "gpu": RLMergingExperimentConfig(scale="gpu", seeds=[0, 1, 2, 3, 4], tasks=["rev", "sort", "max", "cnt"],
                                      n_layer=4, n_embd=256, n_head=8, pretrain_steps=150, ft_steps=1000,
                                      prompts_per_step=32, methods=["sft", "grpo", "rl_pos", "batch"],
                                      rules=list(RULES), n_eval=1000, landscape_ts=[0.0, 0.5, 1.0, 1.5, 2.0],
-                                     lr_sweep=[1e-4, 1e-3], lam_grid=[0.25, 0.5, 0.75, 1.0, 1.5],
+                                     lr_sweep=[1e-4, 1e-3], lam_grid=[0.1, 0.25, 0.5, 0.75, 1.0, 1.5],
                                      recipe_pretrain_steps=400),
 }
 

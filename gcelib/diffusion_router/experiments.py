@@ -170,7 +170,7 @@ def toy_claims(
             ("iDR within 1.5x the oracle's joint MMD (toy A -> B)", "iDR ~ oracle [brief]", "iDR", "oracle", 1.5, "less"),
             ("dDR needs refinement: dDR(n=3) <= 0.7x dDR(n=0)", "refinement helps [paper ablation]", "dDR n=3", "dDR n=0", 0.7, "less"),
             ("dDR(n=3) within 2x iDR's joint MMD", "iDR >= dDR, close [paper: 1.85 vs 2.74 FID]", "dDR n=3", "iDR", 2.0, "less"),
-            ("The untrained label pair A -> B fails: >= 3x iDR", "routing needed [brief]", "untrained pair", "iDR", 3.0, "greater")):
+            ("The untrained label pair A -> B fails: >= 3x iDR", "sanity check of the set-up (measured): routing needed [brief]", "untrained pair", "iDR", 3.0, "greater")):
         note = f"MMD^2 {fmt(a)}; {fmt(b)}; value per seed: {a} - {r:g} x {b}"
         if a == "untrained pair":
             note += "; a sanity check of the set-up, measured (not an identity)"

@@ -36,7 +36,6 @@ KNOWN_BUGS = {
 # Notebooks whose `device` parameter is ignored today (issue 37): they run, but nothing reaches the device.
 _IGNORED = "issue 37: the device parameter is ignored (nothing reaches the device; or state CPU-bound in 00_overview)"
 IGNORES_DEVICE = {
-    "diffusion_blend/90_experiment.ipynb": _IGNORED,
     "etap/90_experiment.ipynb": _IGNORED,
     "etap/91_benchmark.ipynb": _IGNORED,
     "gce/90_experiment.ipynb": _IGNORED,

@@ -23,9 +23,10 @@ from .blend import blend_eps, code_sample, rewarded_soup, rgg_eps
 from .finetune import ClassifierReward, finetune_ir, symmetry_reward
 
 # %% auto #0
-__all__ = ['PRESETS', 'BlendExperimentConfig', 'run_toy', 'run_alpha_sweep', 'run_ls_sweep', 'run_digits', 'equivalence_claim',
-           'monotone_claim', 'toy_claims', 'analytic_claims', 'digits_claims', 'not_run_claims', 'plot_toy',
-           'plot_samples', 'plot_digits', 'sampling_timings', 'cost_summary', 'sampling_cost', 'benchmark_claims']
+__all__ = ['PRESETS', 'KLA_REWARD_MARGIN', 'KLA_MMD_MARGIN', 'BlendExperimentConfig', 'run_toy', 'run_alpha_sweep',
+           'run_ls_sweep', 'run_digits', 'equivalence_claim', 'monotone_claim', 'tracking_claims', 'toy_claims',
+           'analytic_claims', 'digits_claims', 'not_run_claims', 'plot_toy', 'plot_samples', 'plot_digits',
+           'sampling_timings', 'cost_summary', 'sampling_cost', 'benchmark_claims']
 
 # %% ../../nbs/diffusion_blend/04_experiments.ipynb #b8a08ab0
 @dataclass
@@ -97,13 +98,14 @@ def _mlp(cfg, seed: int) -> EpsMLP:
 def run_toy(
     cfg: BlendExperimentConfig,  # the settings
     seed: int,  # evaluation seed
+    device: str | torch.device = "cpu",  # where the networks train and sample (noise drawn on the CPU, results on the CPU)
 ) -> tuple:
     "Run the ring experiment for one seed; return (rows DataFrame, timings dict)."
     ring, r1, r2 = _toy_setup(cfg)
     sched = make_scheduler("ddpm")
     g = torch.Generator().manual_seed(seed)
     pool = ring.sample(cfg.n_pool, g).float()
-    pre = _mlp(cfg, seed)
+    pre = _mlp(cfg, seed).to(device)  # initialised on the CPU: the same weights on every device
     t0 = time.perf_counter()
     train_eps(pre, pool, sched, cfg.pretrain_steps, cfg.batch_size, cfg.lr, generator=g)
     timings = {"pretrain_s": time.perf_counter() - t0}
@@ -117,7 +119,7 @@ def run_toy(
 
     def draw(eps_fn, run_seed, dtype=torch.float32):
         return sample(eps_fn, (cfg.n_eval, 2), sched, cfg.steps, generator=torch.Generator().manual_seed(run_seed),
-                      dtype=dtype).float()
+                      dtype=dtype, device=device).float().cpu()
 
     for w in cfg.ws:
         rw = lambda x, w=w: w * r1(x) + (1 - w) * r2(x)
@@ -125,7 +127,7 @@ def run_toy(
         ref = target.sample(cfg.n_eval, torch.Generator().manual_seed(10_000 + seed)).float()
         crn = 20_000 + seed  # the common starting noise of every method at this w
         morl, _ = finetune_ir(pre, pool, rw, cfg.alpha, sched, cfg.finetune_steps, cfg.batch_size, cfg.ft_lr, generator=g)
-        gamma, _ = _tune_rgg(cfg, pre, rw, sched, ref, seed + 1000)
+        gamma, _ = _tune_rgg(cfg, pre, rw, sched, ref, seed + 1000, device)
         samples = {
             "exact": target.sample(cfg.n_eval, torch.Generator().manual_seed(crn)).float(),
             "exact eps": draw(exact_eps_fn(target, sched), crn, torch.float64),
@@ -135,32 +137,37 @@ def run_toy(
             "DB-MPA": draw(blend_eps([f1, f2], [w, 1 - w]), crn),
             "DB-MPA-LS": draw(blend_eps([f1, f2], [w, 1 - w], mode="ls", generator=torch.Generator().manual_seed(crn)), crn),
             "RGG": draw(rgg_eps(pre, rw, sched, gamma), crn),
-            "CoDe": code_sample(f_pre, rw, (cfg.n_eval, 2), sched, cfg.steps, cfg.code_n, cfg.code_block,
-                                generator=torch.Generator().manual_seed(crn)).float(),
+            "CoDe": code_sample(_on(f_pre, device), rw, (cfg.n_eval, 2), make_scheduler("ddpm"), cfg.steps, cfg.code_n,
+                                cfg.code_block, generator=torch.Generator().manual_seed(crn)).float(),
         }
         for method, x in samples.items():
             rows.append({"seed": seed, "sweep": "w", "value": w, "method": method, "reward": float(rw(x).mean()),
                          "mmd": rbf_mmd2(x, ref, cfg.bandwidth), "gamma": gamma if method == "RGG" else np.nan})
-    rows += _kla_rows(cfg, seed, ring, r1, pre, f_pre, f1, pool, sched, g)
+    rows += _kla_rows(cfg, seed, ring, r1, pre, f_pre, f1, pool, sched, g, device)
     return pd.DataFrame(rows), timings
 
 # %% ../../nbs/diffusion_blend/04_experiments.ipynb #2d3f0760
-def _tune_rgg(cfg, pre, rw, sched, ref, tune_seed: int) -> tuple:
+def _on(eps_fn, device):
+    "Run eps_fn on the device for inputs on the CPU (CoDe keeps its candidates, and its own scheduler, on the CPU)."
+    return lambda x_t, t, cond=None: eps_fn(x_t.to(device), t.to(device), cond).to(x_t.device)
+
+
+def _tune_rgg(cfg, pre, rw, sched, ref, tune_seed: int, device="cpu") -> tuple:
     "Pick RGG's gamma on the tuning seed by the smallest MMD to the exact target."
     scores = {}
     for gamma in cfg.gammas:
         x = sample(rgg_eps(pre, rw, sched, gamma), (cfg.n_eval, 2), sched, cfg.steps,
-                   generator=torch.Generator().manual_seed(tune_seed))
+                   generator=torch.Generator().manual_seed(tune_seed), device=device).cpu()
         scores[gamma] = rbf_mmd2(x, ref, cfg.bandwidth)
     return min(scores, key=scores.get), scores
 
 
-def _kla_rows(cfg, seed, ring, r1, pre, f_pre, f1, pool, sched, g) -> list:
+def _kla_rows(cfg, seed, ring, r1, pre, f_pre, f1, pool, sched, g, device="cpu") -> list:
     rows = []
     for lam in cfg.lams:
         crn = 30_000 + seed
-        draw = lambda fn, dtype=torch.float32: sample(fn, (cfg.n_eval, 2), sched, cfg.steps, dtype=dtype,
-                                                      generator=torch.Generator().manual_seed(crn)).float()
+        draw = lambda fn, dtype=torch.float32: sample(fn, (cfg.n_eval, 2), sched, cfg.steps, dtype=dtype, device=device,
+                                                      generator=torch.Generator().manual_seed(crn)).float().cpu()
         target = ring if lam == 0 else tilt_gmm(ring, r1, cfg.alpha / lam)
         ref = target.sample(cfg.n_eval, torch.Generator().manual_seed(40_000 + seed)).float()
         if lam == 0:
@@ -230,6 +237,7 @@ def run_ls_sweep(
 def run_digits(
     cfg: BlendExperimentConfig,  # the settings (digits_*)
     seed: int,  # evaluation seed
+    device: str | torch.device = "cpu",  # where the UNets train and sample (the classifier and rewards stay on the CPU)
 ) -> tuple:
     "Run the digits variant for one seed; return (rows DataFrame, info dict)."
     from gcelib.diffusion.digits import digits_unet, load_digits_tensor, train_digits_classifier
@@ -244,7 +252,7 @@ def run_digits(
     sched = make_scheduler("ddpm")
     g = torch.Generator().manual_seed(seed)
     with local_seed(seed):
-        unet = digits_unet()
+        unet = digits_unet().to(device)  # initialised on the CPU: the same weights on every device
     train_eps(unet, images, sched, cfg.digits_pretrain_steps, cfg.digits_batch, cfg.digits_lr, generator=g)
     tune = lambda r: finetune_ir(unet, images, r, cfg.digits_alpha, sched, cfg.digits_finetune_steps,
                                  cfg.digits_batch, cfg.digits_lr, generator=g)
@@ -256,7 +264,8 @@ def run_digits(
         ref, _ = importance_resample(images, rw(images) / cfg.digits_alpha, cfg.digits_n, torch.Generator().manual_seed(seed))
         ref_feats = clf.features(ref)
     shape = (cfg.digits_n, 1, 8, 8)
-    draw = lambda fn: sample(fn, shape, sched, cfg.digits_steps, generator=torch.Generator().manual_seed(90_000 + seed)).clamp(-1, 1)
+    draw = lambda fn: sample(fn, shape, sched, cfg.digits_steps, generator=torch.Generator().manual_seed(90_000 + seed),
+                             device=device).clamp(-1, 1).cpu()
     f_pre, f1, f2 = model_eps_fn(unet), model_eps_fn(ft1), model_eps_fn(ft2)
     samples = {"pretrained": draw(f_pre), "MORL": draw(model_eps_fn(morl)),
                "RS": draw(model_eps_fn(rewarded_soup(unet, [ft1, ft2], [w, 1 - w]))),
@@ -288,11 +297,12 @@ def equivalence_claim(
     margin: float,  # the closeness the claim needs
     labels=None,  # the seeds; default 0..n-1
     fmt: str = ".3g",  # number format
+    note: str = "",  # appended to the measured text
 ) -> Claim:
     "Judge '|a - b| < margin' by two one-sided t tests of the mean per-seed difference (the verdict engine)."
     if not margin > 0:
         raise ValueError(f"margin must be positive, got {margin!r}")
-    return judge_claim(claim, paper, a, b, labels=labels, alternative="within", margin=margin, fmt=fmt)
+    return judge_claim(claim, paper, a, b, labels=labels, alternative="within", margin=margin, fmt=fmt, note=note)
 
 
 def _per_seed(df: pd.DataFrame, sweep: str, value, method: str, col: str = "reward") -> np.ndarray:
@@ -315,6 +325,33 @@ def monotone_claim(
                        note=f"value per seed: smallest increase of mean r between neighbouring λ; mean r: {means}; "
                             f"increasing at every step in {int(ok.sum())}/{len(ok)} seeds")
 
+
+KLA_REWARD_MARGIN = 0.1  # |r_1(DB-KLA) - r_1(λ fine-tune)|: the margin of the |DB-MPA - MORL| rows
+KLA_MMD_MARGIN = 0.01  # MMD(DB-KLA, target) - MMD(λ fine-tune, target): about 2.5x DB-MPA's Jensen gap at α = 1
+
+
+def tracking_claims(
+    df: pd.DataFrame,  # rows with sweep "lam" and methods "DB-KLA" and "oracle"
+) -> list:
+    "Judge 'DB-KLA at λ tracks the model fine-tuned at α/λ' in reward (equivalence) and in MMD to the target."
+    claims = []
+    lams = sorted(set(df.value[(df.sweep == "lam") & (df.method == "oracle")]))
+    for lam in [lam for lam in lams if lam not in (0.0, 1.0)]:  # at 0 and 1 the two are the same model
+        seeds = _seeds(df, "lam", lam, "DB-KLA")
+        kla, ft = _per_seed(df, "lam", lam, "DB-KLA"), _per_seed(df, "lam", lam, "oracle")
+        claims.append(equivalence_claim(
+            f"ring, λ={lam:g}: DB-KLA tracks the λ fine-tune in reward (|Δ r_1| <= {KLA_REWARD_MARGIN:g})",
+            "Fig. 6: DB-KLA ≈ the model fine-tuned at α/λ", kla, ft, KLA_REWARD_MARGIN, labels=seeds,
+            note=f"mean r_1 DB-KLA {kla.mean():.3f}, fine-tune {ft.mean():.3f}; margin set in the audit"))
+        kla_m, ft_m = _per_seed(df, "lam", lam, "DB-KLA", "mmd"), _per_seed(df, "lam", lam, "oracle", "mmd")
+        claims.append(judge_claim(
+            f"ring, λ={lam:g}: DB-KLA tracks the λ fine-tune in MMD to the exact target (within {KLA_MMD_MARGIN:g})",
+            "Fig. 6: DB-KLA ≈ the model fine-tuned at α/λ", kla_m, ft_m, labels=seeds, alternative="less",
+            margin=KLA_MMD_MARGIN, fmt=".3g",
+            note=f"mean MMD² DB-KLA {kla_m.mean():.4f}, fine-tune {ft_m.mean():.4f}; margin set in the audit, "
+                 "after the reference run (the rows were added then)"))
+    return claims
+
 # %% ../../nbs/diffusion_blend/04_experiments.ipynb #1c2eea90
 def toy_claims(
     df: pd.DataFrame,  # rows of run_toy over seeds
@@ -335,6 +372,7 @@ def toy_claims(
             claims.append(judge_claim(f"ring, w=0.5: DB-MPA > {other} in weighted reward",
                                       f"DB-MPA 0.42 > {other} {num}", mpa, _per_seed(df, "w", 0.5, other), labels=seeds))
     claims.append(monotone_claim("ring: DB-KLA reward r_1 increases with λ", "Fig. 6: reward tracks λ over [0, 2]", df))
+    claims += tracking_claims(df)
     return claims
 
 

@@ -14,7 +14,7 @@ import torch
 from ..core.claims import Claim, claim_check, claim_not_run, judge_claim
 from ..core.multitask import per_task_grads, regression_metrics
 from ..core.progress import progress
-from .affinity import etap_affinity, quadratic_tasks, tag_affinity, task_updates
+from .affinity import etap_affinity, group_affinity, quadratic_tasks, tag_affinity, task_updates
 from .data import ClusteredTasksConfig, DigitsTasksConfig, clustered_tasks, digits_tasks
 from .grouping import all_groups, brute_force_groups, select_groups
 from .mtl import GroundTruth, TrainConfig, sample_groups, train_group
@@ -22,9 +22,9 @@ from .predict import fit_gain_predictor
 
 # %% auto #0
 __all__ = ['PRESETS', 'METHODS', 'PAPER_PRED', 'NOT_RUN', 'ETAPExperimentConfig', 'check_config', 'make_data', 'to_masks',
-           'score_predictors', 'evaluate_grouping', 'choose_groups', 'run_benchmark', 'prediction_claims', 'cost_claim',
-           'benchmark_claims', 'check_claims', 'not_run_claims', 'plot_prediction', 'plot_affinity', 'affinity_cost',
-           'cost_benchmark_claim']
+           'score_predictors', 'evaluate_grouping', 'AffinityScore', 'random_grouping', 'choose_groups',
+           'run_benchmark', 'prediction_claims', 'cost_claim', 'benchmark_claims', 'check_claims', 'not_run_claims',
+           'plot_prediction', 'plot_affinity', 'affinity_cost', 'cost_benchmark_claim']
 
 # %% ../../nbs/etap/06_experiments.ipynb #e7b20968
 @dataclass
@@ -50,8 +50,10 @@ class ETAPExperimentConfig:
 
 PRESETS = {
     "smoke": ETAPExperimentConfig(n_groups=8, repeats=2, budgets=[2], steps=60, record_until=30, digits_K=4),
-    "cpu": ETAPExperimentConfig(scale="cpu", seeds=[0, 1, 2], n_groups=45, train_sizes=[5, 10, 15, 25], repeats=5,
-                                steps=250, digits_K=8, extra_stage2=["knn"]),
+    # cpu since the audit (issue 33): 5 seeds (the grouping claims sit near the noise), paid for by a smaller pool
+    # (28 groups, was 45), |G_train| up to 20 (was 25) and 3 splits per size (was 5): about the old cpu time
+    "cpu": ETAPExperimentConfig(scale="cpu", seeds=[0, 1, 2, 3, 4], n_groups=28, train_sizes=[5, 10, 15, 20],
+                                repeats=3, steps=250, digits_K=8, extra_stage2=["knn"]),
     "gpu": ETAPExperimentConfig(scale="gpu", seeds=[0, 1, 2, 3, 4], n_groups=100, train_sizes=[5, 10, 15, 25, 50],
                                 repeats=10, steps=250, digits_K=8, grid="full", extra_stage2=["knn", "rf"]),
 }
@@ -102,15 +104,16 @@ def to_masks(groups, K: int) -> np.ndarray:
     return M
 
 
-def score_predictors(Z: dict, masks, gains, train, test, cfg, seed: int) -> list:
-    "Fit every method on the rows `train` and return its metrics on the rows `test`."
+def score_predictors(Z: dict, masks, gains, train, test, cfg, seed: int, test_gains=None) -> list:
+    "Fit every method on `gains` (validation) of the rows `train`; return its metrics on `test_gains` of the rows `test`."
+    test_gains = gains if test_gains is None else test_gains
     rows, member = [], masks[test] == 1
     methods = dict(METHODS)
     methods.update({f"ETAP-{k}": ("etap", k, True) for k in cfg.extra_stage2})
     for name, (aff, stage2, residual) in methods.items():
         pred = fit_gain_predictor(Z.get(aff), masks[train], gains[train], stage2=stage2, residual=residual,
                                   grid=cfg.grid, seed=seed).predict(masks[test])
-        rows.append({"method": name, **regression_metrics(gains[test][member], pred[member])})
+        rows.append({"method": name, **regression_metrics(test_gains[test][member], pred[member])})
     return rows
 
 # %% ../../nbs/etap/06_experiments.ipynb #7e733f98
@@ -130,6 +133,21 @@ def evaluate_grouping(gt: GroundTruth, groups: list, predicted: np.ndarray | Non
         raise ValueError("groups must cover every task")
     return {"rel_loss": float(np.mean(loss / stl)), "mean_loss": float(np.mean(loss)),
             "groups": " ".join("{" + ",".join(map(str, g)) + "}" for g in groups)}
+
+
+class AffinityScore:
+    "TAG's network selection: a group's score for task t is its averaged affinity z_{G->t} (no fitted map)."
+
+    def __init__(self, Z):
+        self.Z = np.asarray(Z, dtype=float)
+
+    def predict(self, masks) -> np.ndarray:
+        return group_affinity(self.Z, masks)
+
+
+def random_grouping(K: int, B: int, rng: np.random.Generator) -> list:
+    "A random partition of the K tasks into B groups of near-equal size (the budget-matched random baseline)."
+    return [tuple(sorted(p.tolist())) for p in np.array_split(rng.permutation(K), B)]
 
 
 def choose_groups(predictor, K: int, B: int) -> tuple[list, np.ndarray]:
@@ -157,20 +175,21 @@ def run_benchmark(
     K = data.K
     gt = GroundTruth(data, _train_config(cfg, benchmark), seed)
     rec = train_group(data, range(K), gt.cfg, seed, record=True)  # stage 1: the all-task run
-    gt.cache[(tuple(range(K)), False)] = rec.test_loss
-    gt.trainings += 1
+    gt.add(range(K), rec)
     off = ~np.eye(K, dtype=bool)
     Z = {"etap": rec.Z_etap, "tag": rec.Z_tag}
     rng = np.random.default_rng(10_000 + seed)
     pool = sample_groups(K, cfg.n_groups, rng, min(cfg.max_size, K - 1))
     masks = to_masks(pool, K)
-    gains = np.stack([gt.gain(g) for g in progress(pool, desc=f"{benchmark} seed {seed}: ground truth")])
+    # issue 33: the predictors fit gains on validation rows; they are scored on the test rows' gains
+    gains = np.stack([gt.gain(g, "val") for g in progress(pool, desc=f"{benchmark} seed {seed}: ground truth")])
+    test_gains = np.stack([gt.gain(g, "test") for g in pool])
     pred_rows = []
     for size in cfg.train_sizes:
         for r in range(cfg.repeats):
             others = rng.permutation(np.arange(1, len(pool)))
             train, test = np.concatenate([[0], others[: size - 1]]), others[size - 1:]
-            for row in score_predictors(Z, masks, gains, train, test, cfg, seed):
+            for row in score_predictors(Z, masks, gains, train, test, cfg, seed, test_gains):
                 pred_rows.append({"benchmark": benchmark, "seed": seed, "size": size, "repeat": r, **row})
     train = np.concatenate([[0], rng.permutation(np.arange(1, len(pool)))[: max(cfg.train_sizes) - 1]])
     etap = fit_gain_predictor(Z["etap"], masks[train], gains[train], grid=cfg.grid, seed=seed)
@@ -179,9 +198,14 @@ def run_benchmark(
     pc = gt.loss(range(K), use_pcgrad=True)
     group_rows.append({"method": "all-task PCGrad", "rel_loss": float(np.mean(pc / gt.stl())),
                        "mean_loss": float(np.mean(pc)), "groups": "{all}"})
-    for B in cfg.budgets:
+    tag = AffinityScore(Z["tag"])
+    for B in cfg.budgets:  # chosen on validation gains (ETAP) or the affinity (TAG); every loss here is test
         groups, predicted = choose_groups(etap, K, B)
         group_rows.append({"method": f"ETAP B={B}", **evaluate_grouping(gt, groups, predicted)})
+        groups, predicted = choose_groups(tag, K, B)
+        group_rows.append({"method": f"TAG B={B}", **evaluate_grouping(gt, groups, predicted)})
+        groups = random_grouping(K, B, np.random.default_rng(20_000 + 100 * seed + B))
+        group_rows.append({"method": f"random B={B}", **evaluate_grouping(gt, groups)})
     for row in group_rows:
         row.update(benchmark=benchmark, seed=seed)
     cost = rec.cost
@@ -208,7 +232,8 @@ def _versus(claim: str, sub: pd.DataFrame, base: str, metric: str) -> Claim:
     if not np.array_equal(seeds, seeds_b):
         raise ValueError(f"ETAP and {base!r} must be scored on the same splits")
     return judge_claim(claim, PAPER_PRED, a, b, groups=seeds,
-                       note=f"{metric} {a.mean():.3g} vs {b.mean():.3g} over {len(a)} overlapping splits")
+                       note=f"{metric} {a.mean():.3g} vs {b.mean():.3g}; {len(a)} splits averaged within each of "
+                            f"{len(set(seeds))} seeds (unit: seed); fit on validation gains, scored on test gains")
 
 
 def prediction_claims(pred: pd.DataFrame, benchmark: str) -> list:
@@ -218,13 +243,14 @@ def prediction_claims(pred: pd.DataFrame, benchmark: str) -> list:
     sizes = sorted(set(pred["size"]))
     for size in sizes:
         at = pred[pred["size"] == size]
-        for base in ["affine(TAG)", "affine(ETAP)"] + (["mask-Ridge only"] if size <= 10 else []):
+        for base in ["affine(TAG)", "affine(ETAP)", "mask-Ridge only"]:  # mask-Ridge at >= 15 too (issue 33)
             claims.append(_versus(f"{benchmark}: ETAP R2 > {base} at |G_train| = {size}", at, base, "r2"))
-    for base in ["affine(TAG)", "affine(ETAP)", "mask-Ridge only"]:
-        sub = pred if base != "mask-Ridge only" else pred[pred["size"] <= 10]
-        if len(sub):
-            label = "sizes <= 10" if base == "mask-Ridge only" else "all sizes"
-            claims.append(_versus(f"{benchmark}: ETAP Pearson r > {base} ({label})", sub, base, "pearson"))
+    for base, label, keep in [("affine(TAG)", "all sizes", pred["size"] > 0),
+                              ("affine(ETAP)", "all sizes", pred["size"] > 0),
+                              ("mask-Ridge only", "sizes <= 10", pred["size"] <= 10),
+                              ("mask-Ridge only", "sizes >= 15", pred["size"] >= 15)]:
+        if keep.any():
+            claims.append(_versus(f"{benchmark}: ETAP Pearson r > {base} ({label})", pred[keep], base, "pearson"))
     return claims
 
 # %% ../../nbs/etap/06_experiments.ipynb #ab3edcd5
@@ -250,9 +276,12 @@ def benchmark_claims(results: list, benchmark: str, K: int) -> list:
                       [f"seed {s} step {k}" for s, k, _ in steps])
     cost.measured += ("; summed over the steps, per seed: "
                       + ", ".join(f"{r['cost_ratio']:.3g}" for r in runs))
-    claims = [
-        judge_claim(f"{benchmark}: corr(ETAP, TAG affinity) > 0.95", "ETAP is TAG's first-order approximation",
-                    [r["affinity_corr"] for r in runs], labels=[r["seed"] for r in runs], margin=0.95, fmt=".4f"),
+    corr = [r["affinity_corr"] for r in runs]
+    claims = [  # issue 33: at eta = lr = 1e-2 (and at the paper's 1e-3) this is the Taylor identity, so a check
+        claim_check(f"{benchmark}: corr(ETAP, TAG affinity) > 0.95", "ETAP is TAG's first-order approximation",
+                    "per seed " + ", ".join(f"{c:.4f}" for c in corr), min(corr) > 0.95,
+                    "corr > 0.95 in every seed; a check: the gap is O(eta) by the Taylor identity (eta = 1e-2 here, "
+                    "1e-3 in the paper's Chemical runs, closer still), so agreement is by construction"),
         cost]
     group = pd.concat([r["grouping"] for r in runs])
     rel = lambda m: group[group.method == m].set_index("seed").rel_loss.sort_index()
@@ -260,6 +289,10 @@ def benchmark_claims(results: list, benchmark: str, K: int) -> list:
         for base in ("all-task MTL", "all-task PCGrad"):
             claims.append(_grouping_claim(f"{benchmark}: ETAP grouping (B = {B}) test loss <= {base}",
                                           "ETAP groupings beat naive MTL and PCGrad", rel(f"ETAP B={B}"), rel(base)))
+        for base, name in (("STL", "STL"), (f"random B={B}", f"a random grouping (B = {B})"),
+                           (f"TAG B={B}", f"TAG's grouping (B = {B})")):  # the stronger baselines (issue 33)
+            claims.append(_grouping_claim(f"{benchmark}: ETAP grouping (B = {B}) test loss <= {name}",
+                                          "ETAP groupings beat the grouping baselines", rel(f"ETAP B={B}"), rel(base)))
     return claims
 
 # %% ../../nbs/etap/06_experiments.ipynb #60aa0290

@@ -19,8 +19,8 @@ from .affinity import etap_affinity, tag_affinity, task_updates
 from .data import MultiTaskData
 
 # %% auto #0
-__all__ = ['MultiHeadMLP', 'task_losses', 'TrainConfig', 'TrainResult', 'as_group', 'train_group', 'sample_groups', 'mtl_gain',
-           'GroundTruth']
+__all__ = ['MultiHeadMLP', 'task_losses', 'TrainConfig', 'TrainResult', 'val_rows', 'as_group', 'train_group', 'sample_groups',
+           'mtl_gain', 'GroundTruth']
 
 # %% ../../nbs/etap/03_mtl.ipynb #c91ad015
 class MultiHeadMLP(nn.Module):
@@ -96,6 +96,17 @@ class TrainResult:
     Z_etap: np.ndarray | None = None  # (K, K) averaged ETAP affinity (recording runs)
     Z_tag: np.ndarray | None = None  # (K, K) averaged TAG affinity (recording runs with tag=True)
     cost: dict | None = None  # seconds summed over recorded steps: grad, gram, lookahead; steps; step_ratio per step
+    val_loss: np.ndarray | None = None  # (K,) validation loss of each member (held-out rows of `val_rows`), NaN outside
+
+
+def val_rows(task_test: torch.Tensor) -> torch.Tensor:
+    "Split the held-out rows: True for validation (every other row of each task, from its first), False for test."
+    task_test = torch.as_tensor(task_test)
+    val = torch.zeros(len(task_test), dtype=torch.bool)
+    for t in torch.unique(task_test):
+        rows = torch.nonzero(task_test == t).flatten()
+        val[rows[::2]] = True
+    return val
 
 
 def as_group(group, K: int) -> tuple:
@@ -197,16 +208,19 @@ def train_group(
             for p, g in zip(shared.values(), torch.split(combined, [p.numel() for p in shared.values()])):
                 p.grad = g.reshape(p.shape).clone()
         opt.step()
+    val = val_rows(data.task_test)  # gains for fitting predictors come from these rows, verdicts from the rest
     with torch.no_grad():
-        test = task_losses(model(data.X_test), data.y_test, data.task_test, data.K, data.loss).numpy()
-    test_loss = np.full(data.K, np.nan)
-    test_loss[members] = test[members]
+        out = model(data.X_test)
+        split = {s: task_losses(out[m], data.y_test[m], data.task_test[m], data.K, data.loss).numpy()
+                 for s, m in (("val", val), ("test", ~val))}
+    test_loss, val_loss = np.full(data.K, np.nan), np.full(data.K, np.nan)
+    test_loss[members], val_loss[members] = split["test"][members], split["val"][members]
     if not record:
-        return TrainResult(test_loss)
+        return TrainResult(test_loss, val_loss=val_loss)
     S = max(sums["steps"], 1)
     full = lambda Z: _embed(Z / S, members, data.K)
     cost = {k: sums[k] for k in ("grad", "gram", "lookahead", "steps", "step_ratio")}
-    return TrainResult(test_loss, full(sums["Z_etap"]), full(sums["Z_tag"]) if cfg.tag else None, cost)
+    return TrainResult(test_loss, full(sums["Z_etap"]), full(sums["Z_tag"]) if cfg.tag else None, cost, val_loss)
 
 
 def _embed(Z, members, K):
@@ -252,7 +266,7 @@ def mtl_gain(
 
 # %% ../../nbs/etap/03_mtl.ipynb #8ab65c1b
 class GroundTruth:
-    "Test losses and gains of trained groups for one data set and seed, each group trained once."
+    "Validation and test losses and gains of trained groups for one data set and seed, each group trained once."
 
     def __init__(
         self,
@@ -262,21 +276,28 @@ class GroundTruth:
     ):
         _check_train_config(cfg)
         self.data, self.cfg, self.seed = data, cfg, seed
-        self.cache: dict = {}  # (group, pcgrad) -> (K,) test losses
+        self.cache: dict = {}  # (group, pcgrad) -> {"val": (K,), "test": (K,)} losses
         self.trainings = 0
 
-    def loss(self, group, use_pcgrad: bool = False) -> np.ndarray:
-        "Return the (K,) test losses of `group`'s run (NaN outside), training it on first use."
+    def add(self, group, result: TrainResult, use_pcgrad: bool = False) -> None:
+        "Keep the losses of a run trained elsewhere (the recording all-task run)."
+        self.cache[(as_group(group, self.data.K), bool(use_pcgrad))] = {"val": result.val_loss,
+                                                                         "test": result.test_loss}
+        self.trainings += 1
+
+    def loss(self, group, use_pcgrad: bool = False, split: str = "test") -> np.ndarray:
+        "Return the (K,) `split` losses ('val' or 'test') of `group`'s run (NaN outside), training it on first use."
+        if split not in ("val", "test"):
+            raise ValueError(f"split must be 'val' or 'test', got {split!r}")
         key = (as_group(group, self.data.K), bool(use_pcgrad))
         if key not in self.cache:
-            self.cache[key] = train_group(self.data, key[0], self.cfg, self.seed, use_pcgrad).test_loss
-            self.trainings += 1
-        return self.cache[key]
+            self.add(key[0], train_group(self.data, key[0], self.cfg, self.seed, use_pcgrad), use_pcgrad)
+        return self.cache[key][split]
 
-    def stl(self) -> np.ndarray:
-        "Return the (K,) single-task test losses."
-        return np.array([self.loss([t])[t] for t in range(self.data.K)])
+    def stl(self, split: str = "test") -> np.ndarray:
+        "Return the (K,) single-task losses on `split`."
+        return np.array([self.loss([t], split=split)[t] for t in range(self.data.K)])
 
-    def gain(self, group) -> np.ndarray:
-        "Return the (K,) MTL gains of `group` (NaN outside)."
-        return mtl_gain(self.stl(), self.loss(group))
+    def gain(self, group, split: str = "val") -> np.ndarray:
+        "Return the (K,) MTL gains of `group` (NaN outside) on `split`: validation by default (predictors fit them)."
+        return mtl_gain(self.stl(split), self.loss(group, split=split))

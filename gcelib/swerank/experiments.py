@@ -25,11 +25,11 @@ from .retriever import (Retriever, RetrieverConfig, consistency_filter, function
                                       mine_negatives, rank_functions, train_retriever, train_tokenizer)
 
 # %% auto #0
-__all__ = ['PRESETS', 'VARIANTS', 'HEADLINE', 'PAIR', 'RULE', 'SYSTEM_ORDER', 'SweRankConfig', 'check_config', 'n_positions',
-           'retriever_config', 'spread', 'rank_records', 'make_instances', 'per_issue', 'finetune', 'train_listwise',
-           'rerank_records', 'run_experiment', 'per_seed', 'issue_means', 'seed_means', 'paired_issues', 'seed_gains',
-           'held_out_note', 'experiment_claims', 'check_claims', 'not_run_claims', 'plot_systems', 'plot_sweeps',
-           'plot_losses']
+__all__ = ['PRESETS', 'VARIANTS', 'HEADLINE', 'HEADLINE_NOTE', 'PAIR', 'RULE', 'SYSTEM_ORDER', 'SweRankConfig', 'check_config',
+           'n_positions', 'retriever_config', 'spread', 'rank_records', 'make_instances', 'per_issue', 'finetune',
+           'train_listwise', 'rerank_records', 'run_experiment', 'per_seed', 'issue_means', 'seed_means',
+           'paired_issues', 'seed_gains', 'held_out_note', 'experiment_claims', 'check_claims', 'not_run_claims',
+           'plot_systems', 'plot_sweeps', 'plot_losses']
 
 # %% ../../nbs/swerank/07_experiments.ipynb #6806e7b3
 @dataclass
@@ -244,6 +244,8 @@ def run_experiment(cfg: SweRankConfig, device: str = "cpu") -> dict:
 
 # %% ../../nbs/swerank/07_experiments.ipynb #4b4ff353
 HEADLINE = {"function": "Acc@10", "module": "Acc@10", "file": "Acc@1"}  # the paper's headline cut-off per level
+HEADLINE_NOTE = {"file": "the file-level headline was Acc@5 before the first cpu run and moved to Acc@1 after it "
+                          "(a choice made after seeing results)"}
 PAIR = {"function": ("Acc@5", "Acc@10"), "module": ("Acc@5", "Acc@10"), "file": ("Acc@1", "Acc@3")}
 RULE = ("per-issue paired difference averaged within each finetuning seed (the unit), one-sided Student-t over "
         "seeds (the verdict engine, core/03_claims)")
@@ -320,12 +322,12 @@ def experiment_claims(I: list, cfg: SweRankConfig) -> list:
     for lvl, m in HEADLINE.items():
         claims.append(_gain_claim(f"Q1 finetuning on issues raises the retriever's {lvl} {m}",
                                   "Table 3: CodeRankEmbed 59.5 -> 72.3 function Acc@10", I, "finetuned", "pretrained", lvl, m,
-                                  note=note))
+                                  note=_hnote(lvl, note)))
     for v in ("kept", "dropped"):
         for lvl, m in HEADLINE.items():
             claims.append(_gain_claim(f"Q2 finetuned retriever beats BM25, {lvl} {m}, frames {v}",
                                       "Table 1: SweRankEmbed-Small 74.45 vs BM25 36.86 function Acc@10",
-                                      I, "finetuned", "BM25", lvl, m, v, note=note))
+                                      I, "finetuned", "BM25", lvl, m, v, note=_hnote(lvl, note)))
     for lvl, ms in PAIR.items():
         claims.append(_all_gains_claim(f"Q3 reranking raises {lvl} {ms[0]} and {ms[1]}", "Table 1: SweRankEmbed-Large 82.12 -> "
                                        "+SweRankLLM-Large 88.69 function Acc@10",
@@ -338,7 +340,8 @@ def experiment_claims(I: list, cfg: SweRankConfig) -> list:
             continue
         claims.append(_all_gains_claim(f"Q4 K = {cfg.K} beats no filtering and K = {strict}, {lvl} {m}",
                                        "Fig. 5: K = 20 best; no filtering below no finetuning; too strict K worse",
-                                       I, {f"vs K={k}": ("finetuned", f"K={k}", lvl, m) for k in ("none", strict)}, note))
+                                       I, {f"vs K={k}": ("finetuned", f"K={k}", lvl, m) for k in ("none", strict)},
+                                       _hnote(lvl, note)))
     fracs = sorted(cfg.fractions) + [1.0]
     names = [f"frac={f:g}" for f in fracs[:-1]] + ["finetuned"]
     for lvl, m in HEADLINE.items():
@@ -354,8 +357,26 @@ def experiment_claims(I: list, cfg: SweRankConfig) -> list:
             text += f"; only {len(fracs)} fractions (sweep cut down)"
         claims.append(judge_claim(f"Q5 {lvl} {m} rises with the training fraction {fracs}", "Fig. 6: gains rise with data size",
                                   rho, labels=seeds, unit=f"seed (Spearman rho over {len(fracs)} fractions)",
-                                  alternative="greater", fmt=".2f", note=f"{text}; {note}"))
+                                  alternative="greater", fmt=".2f", note=f"{text}; {_hnote(lvl, note)}"))
+    # the curve alone can rise from below the start (the smallest fraction may fall below the pretrained
+    # model): every fraction is also compared with the pretrained retriever, and the paper's "even 5 % of
+    # the data helps" is the smallest fraction against it
+    for lvl, m in HEADLINE.items():
+        for f, sname in zip(fracs, names):
+            if f == fracs[0]:
+                claims.append(_gain_claim(f"Q5 even {f:.0%} of the training data helps: {lvl} {m} above the pretrained retriever",
+                                          "Sec. 5 / Fig. 6: even 5 % of the data improves over the pretrained model",
+                                          I, sname, "pretrained", lvl, m, note=_hnote(lvl, note)))
+            elif f < 1.0:  # 100 % against the pretrained retriever is Q1
+                claims.append(_gain_claim(f"Q5 {f:.0%} of the training data beats the pretrained retriever, {lvl} {m}",
+                                          "Fig. 6: every data size improves over the pretrained model",
+                                          I, sname, "pretrained", lvl, m, note=_hnote(lvl, note)))
     return claims
+
+
+def _hnote(lvl: str, note: str) -> str:
+    "The row's note, with the file level's change of headline cut-off."
+    return "; ".join(x for x in (HEADLINE_NOTE.get(lvl, ""), note) if x)
 
 # %% ../../nbs/swerank/07_experiments.ipynb #9f7d4157
 def check_claims(seed: int = 0) -> list:

@@ -71,6 +71,7 @@ class AttnControl:
     bg: torch.Tensor | None = None  # (n_bg,) background token indices (BG Pres.), None: off
     id_dst: torch.Tensor | None = None  # (n,) tokens of R_dst and R_trans receiving appended keys, None: off
     id_src: torch.Tensor | None = None  # (n,) their source tokens M~(x)
+    id_replace: bool = False  # ID Pres. variant: the source key/value takes x's own slot instead of being appended
     ref_dst: torch.Tensor | None = None  # (n',) R_dst tokens of the gated merge, None: off
     ref_src: torch.Tensor | None = None  # (n',) their sources M(x)
     ref_A: torch.Tensor | None = None  # (n',) matching weights A(x)
@@ -122,9 +123,12 @@ class LazyDragAttnProcessor:
                     c.agreement.append(float((ref_src == c.ref_src).float().mean()))
             if active and c.id_dst is not None:  # ID Pres. (Eq. 4-6): source keys re-encoded at x
                 src = c.id_src if c.implicit is None else _implicit_match(k[0, L:], k_bar, c.id_dst, c.implicit)
-                rope_x = tuple(f[L + c.id_dst] for f in image_rotary_emb)
-                k_extra = apply_rotary_emb(k_bar[src][None], rope_x, sequence_dim=1)
-                v_extra = v_bar[src][None]
+                if c.id_replace:  # pre-RoPE key placed at x: RoPE below encodes it at x; a zero drag is BG Pres.
+                    k[0, L + c.id_dst], v[0, L + c.id_dst] = k_bar[src], v_bar[src]
+                else:  # the paper's concatenation: appended, so x is present twice (also when nothing moves)
+                    rope_x = tuple(f[L + c.id_dst] for f in image_rotary_emb)
+                    k_extra = apply_rotary_emb(k_bar[src][None], rope_x, sequence_dim=1)
+                    v_extra = v_bar[src][None]
         if image_rotary_emb is not None:
             q = apply_rotary_emb(q, image_rotary_emb, sequence_dim=1)
             k = apply_rotary_emb(k, image_rotary_emb, sequence_dim=1)

@@ -32,6 +32,7 @@ class EditConfig:
     fill: str = "gaussian"  # "gaussian" or "nearest"
     bg_pres: bool = True  # BG Pres. (Eq. 3)
     id_pres: bool = True  # ID Pres. (Eq. 4-6)
+    id_mode: str = "append"  # "append": Eq. 4-6's concatenation; "replace": the source key/value takes x's own slot
     refine: bool = True  # Attn Refine (Eq. 7-8)
     implicit: bool = False  # implicit (attention-similarity) matching instead of the explicit map
     kv_share: bool = False  # FastDrag-analogue K/V sharing
@@ -50,6 +51,7 @@ METHODS = {
     "-wta-init-bg-id+implicit": replace(LAZYDRAG, fusion="average", fill="nearest", bg_pres=False, implicit=True),
     "average": replace(LAZYDRAG, fusion="average"),  # C3: only the fusion swapped
     "nearest-fill": replace(LAZYDRAG, fill="nearest"),  # C4: only the fill swapped
+    "id=replace": replace(LAZYDRAG, id_mode="replace"),  # ID Pres. without duplicated keys (a zero drag is a no-op)
 }
 
 # %% ../../nbs/lazydrag/05_edit.ipynb #ac75a928
@@ -148,7 +150,10 @@ def drag_edit(
     ts = flow_timesteps(cfg.steps, cfg.strength)
     c.mode, c.cache, c.txt_len = "edit", cache, len(caption)
     c.bg = flat(cmap.region == BG) if cfg.bg_pres else None
+    if cfg.id_mode not in ("append", "replace"):
+        raise ValueError(f"id_mode must be 'append' or 'replace', got {cfg.id_mode!r}")
     c.id_dst, c.id_src = (idm, idm_src) if cfg.id_pres else (None, None)
+    c.id_replace = cfg.id_mode == "replace"
     c.ref_dst, c.ref_src = (dst, idm_src[torch.isin(idm, dst)]) if cfg.refine else (None, None)
     c.ref_A = torch.as_tensor(cmap.A.ravel()[dst.numpy()], dtype=torch.float32)
     c.t_act, c.kv_share = round(cfg.t_act * (len(ts) - 1)), cfg.kv_share

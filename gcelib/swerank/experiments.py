@@ -27,9 +27,9 @@ from .retriever import (Retriever, RetrieverConfig, consistency_filter, function
 # %% auto #0
 __all__ = ['PRESETS', 'VARIANTS', 'HEADLINE', 'HEADLINE_NOTE', 'PAIR', 'RULE', 'SYSTEM_ORDER', 'SweRankConfig', 'check_config',
            'n_positions', 'retriever_config', 'spread', 'rank_records', 'make_instances', 'per_issue', 'finetune',
-           'train_listwise', 'rerank_records', 'run_experiment', 'per_seed', 'issue_means', 'seed_means',
-           'paired_issues', 'seed_gains', 'held_out_note', 'experiment_claims', 'check_claims', 'not_run_claims',
-           'plot_systems', 'plot_sweeps', 'plot_losses']
+           'train_listwise', 'rerank_records', 'truncate_text', 'run_experiment', 'per_seed', 'issue_means',
+           'seed_means', 'paired_issues', 'seed_gains', 'held_out_note', 'experiment_claims', 'check_claims',
+           'not_run_claims', 'plot_systems', 'plot_sweeps', 'plot_losses']
 
 # %% ../../nbs/swerank/07_experiments.ipynb #6806e7b3
 @dataclass
@@ -189,6 +189,12 @@ def _rows(store: list, seed, system: str, variant: str, values: dict, issues: li
                            "values": np.asarray(v, dtype=float)})
 
 
+def truncate_text(tok, text: str, n: int) -> str:
+    "The text cut after its first n tokens (the tokenizer's offsets; the whole text when it is shorter)."
+    enc = tok.encode(text)
+    return text if len(enc.ids) <= n else text[: enc.offsets[n - 1][1]]
+
+
 def run_experiment(cfg: SweRankConfig, device: str = "cpu") -> dict:
     "Pretrain P once, then per seed finetune, rerank and sweep; return the result tables."
     check_config(cfg)
@@ -216,6 +222,10 @@ def run_experiment(cfg: SweRankConfig, device: str = "cpu") -> dict:
     for v, fld in VARIANTS.items():
         fixed[("BM25", v)] = per_issue([bm25_rank(repo_functions(r["repo"]), [r[fld]])[0] for r in test], test)
         fixed[("pretrained", v)] = per_issue(rank_records(P, test, fld), test)
+    # equal-query-length controls: the reranker reads rr_max_query issue tokens, the retriever max_query
+    test_short = [dict(r, issue_short=truncate_text(tok, r["issue"], cfg.rr_max_query)) for r in test]
+    fixed[("BM25@short", "issue")] = per_issue([bm25_rank(repo_functions(r["repo"]), [r["issue_short"]])[0]
+                                                for r in test_short], test)
     rows, I, losses, calls = [], [], {"pretrain": pre_losses}, []
     for seed in progress(cfg.seeds, desc="seeds"):
         for (system, v), vals in fixed.items():
@@ -225,6 +235,7 @@ def run_experiment(cfg: SweRankConfig, device: str = "cpu") -> dict:
         F_rank = {v: rank_records(F_model, test, fld) for v, fld in VARIANTS.items()}
         for v in VARIANTS:
             _rows(rows, seed, "finetuned", v, per_issue(F_rank[v], test), I)
+        _rows(rows, seed, "finetuned@short", "issue", per_issue(rank_records(F_model, test_short, "issue_short"), test), I)
         R_model, losses[f"reranker seed {seed}"] = train_listwise(tok, F_model, train, cfg, seed)
         reranked, c = rerank_records(R_model, F_rank["issue"], test, cfg.top_n)
         calls.append(c)
@@ -332,6 +343,18 @@ def experiment_claims(I: list, cfg: SweRankConfig) -> list:
         claims.append(_all_gains_claim(f"Q3 reranking raises {lvl} {ms[0]} and {ms[1]}", "Table 1: SweRankEmbed-Large 82.12 -> "
                                        "+SweRankLLM-Large 88.69 function Acc@10",
                                        I, {f"reranked - finetuned {m}": ("reranked", "finetuned", lvl, m) for m in ms}, note))
+    short = (f"control at equal query length: the retriever ranks with the first {cfg.rr_max_query} issue tokens, as "
+             f"many as the reranker reads (it was trained on {cfg.max_query})")
+    for lvl, ms in PAIR.items():
+        claims.append(_all_gains_claim(f"Q3 control: reranking raises {lvl} {ms[0]} and {ms[1]} over the retriever at equal "
+                                       "query length", "Table 1 (the reranker is not helped by a shorter query)",
+                                       I, {f"reranked - finetuned@short {m}": ("reranked", "finetuned@short", lvl, m)
+                                           for m in ms}, f"{short}; {note}"))
+    for lvl, m in HEADLINE.items():
+        claims.append(_gain_claim(f"Q2 control: finetuned retriever beats BM25 at equal query length, {lvl} {m}",
+                                  "Table 1: SweRankEmbed-Small 74.45 vs BM25 36.86 function Acc@10", I, "finetuned@short",
+                                  "BM25@short", lvl, m, note=f"both on the first {cfg.rr_max_query} issue tokens; "
+                                                               + _hnote(lvl, note)))
     strict = min([k for k in cfg.K_sweep if k > 0], default=None)
     for lvl, m in HEADLINE.items():
         if strict is None or 0 not in cfg.K_sweep:

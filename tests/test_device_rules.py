@@ -40,8 +40,6 @@ IGNORES_DEVICE = {
     "etap/91_benchmark.ipynb": _IGNORED,
     "gce/90_experiment.ipynb": _IGNORED,
     "gce/91_benchmark.ipynb": _IGNORED,
-    "lazydrag/90_experiment.ipynb": _IGNORED,
-    "lazydrag/91_benchmark.ipynb": _IGNORED,
     "mtlora/91_benchmark.ipynb": "issue 37 (found by this test, not in the issue's list): the device parameter "
                                  "is ignored",
 }

@@ -140,8 +140,8 @@ class LazyDragAttnProcessor:
             if c.implicit is None:
                 src, gamma = c.ref_src, h * c.ref_A
             else:
-                src, gamma = ref_src, torch.full((len(c.ref_dst),), h)
-            y[0, L:] = gated_merge(y[0, L:], y_bar, c.ref_dst, src, gamma.to(y.dtype))
+                src, gamma = ref_src, torch.full((len(c.ref_dst),), h, device=y.device)
+            y[0, L:] = gated_merge(y[0, L:], y_bar, c.ref_dst, src, gamma.to(y))
         return y
 
 # %% ../../nbs/lazydrag/04_attention.ipynb #4aee3ca6

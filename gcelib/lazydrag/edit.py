@@ -62,12 +62,14 @@ def train_shapes_model(
     batch_size: int = 32,  # minibatch
     lr: float = 1e-3,  # Adam learning rate
     seed: int = 0,  # seed of the data, the initialisation and the batches
+    device="cpu",  # where the model trains and stays (initialised on the CPU: the same weights everywhere)
 ) -> tuple[CaptionFlux, list[float]]:
     "Train a CaptionFlux on ShapesDrag scenes; return it (in eval mode) and its losses."
     imgs, caps = training_images(n_images, seed + 10_000, config.image_size)
     g = torch.Generator().manual_seed(seed)
     with local_seed(seed):
         model = CaptionFlux(config)
+    model.to(device)
     losses = train_flow(model, pack(torch.as_tensor(imgs), config.patch), torch.as_tensor(caps), steps, batch_size, lr, g)
     return model.eval(), losses
 
@@ -95,7 +97,8 @@ def invert(
 ) -> tuple[torch.Tensor, InversionCache]:
     "Invert an image to t = s, caching Q, K, V (pre-RoPE) and outputs of every step and single-stream layer."
     c = _control(model)
-    cap = torch.as_tensor(np.asarray(caption))[None]
+    dev = next(model.parameters()).device
+    cap = torch.as_tensor(np.asarray(caption))[None].to(dev)
     c.mode, c.cache, c.txt_len = "cache", InversionCache(), cap.shape[1]
     c.cache.steps, c.cache.strength = steps, strength
 
@@ -104,7 +107,7 @@ def invert(
         return model(x, t, cap)
 
     ts = flow_timesteps(steps, strength)
-    traj = euler_invert(v_fn, pack(torch.as_tensor(image)[None], model.config.patch), ts, fixed_point)
+    traj = euler_invert(v_fn, pack(torch.as_tensor(image)[None], model.config.patch).to(dev), ts, fixed_point)
     for k in range(len(ts) - 1):  # cache at the returned states, not at the last fixed-point iterate's input
         v_fn(traj[k], float(ts[k]), k)
     c.mode = "off"
@@ -158,8 +161,12 @@ def drag_edit(
     c.ref_A = torch.as_tensor(cmap.A.ravel()[dst.numpy()], dtype=torch.float32)
     c.t_act, c.kv_share = round(cfg.t_act * (len(ts) - 1)), cfg.kv_share
     c.implicit = flat(P) if cfg.implicit else None
-    z_hat = latent_init(z_T[0], cmap, generator, cfg.fill, float(ts[0]))[None]
-    cap = torch.as_tensor(caption)[None]
+    dev = next(model.parameters()).device  # the controls' indices and weights go where the model is
+    for name in ("bg", "id_dst", "id_src", "ref_dst", "ref_src", "ref_A", "implicit"):
+        if getattr(c, name) is not None:
+            setattr(c, name, getattr(c, name).to(dev))
+    z_hat = latent_init(z_T[0].cpu(), cmap, generator, cfg.fill, float(ts[0]))[None].to(dev)  # CPU generator
+    cap = torch.as_tensor(caption)[None].to(dev)
 
     def v_fn(x, t, k):
         c.step = k
@@ -169,7 +176,7 @@ def drag_edit(
         out = euler_sample(v_fn, z_hat, ts)
     finally:
         c.mode = "off"
-    return unpack(out, task.size, model.config.patch)[0].clamp(-1, 1).numpy()
+    return unpack(out, task.size, model.config.patch)[0].clamp(-1, 1).cpu().numpy()
 
 # %% ../../nbs/lazydrag/05_edit.ipynb #e4280982
 @torch.no_grad()
@@ -183,9 +190,9 @@ def reconstruct(
 ) -> np.ndarray:
     "Invert and resample without controls: the model's round trip (3, S, S)."
     z_T, _ = invert(model, image, caption, steps, strength, fixed_point)
-    cap = torch.as_tensor(np.asarray(caption))[None]
+    cap = torch.as_tensor(np.asarray(caption))[None].to(z_T.device)
     out = euler_sample(lambda x, t, k: model(x, t, cap), z_T, flow_timesteps(steps, strength))
-    return unpack(out, image.shape[-1], model.config.patch)[0].clamp(-1, 1).numpy()
+    return unpack(out, image.shape[-1], model.config.patch)[0].clamp(-1, 1).cpu().numpy()
 
 
 def copy_paste(

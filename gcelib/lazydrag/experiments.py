@@ -96,11 +96,13 @@ def tune_fastdrag(
 
 def train_model(
     cfg: LazyDragExperimentConfig,  # the run's settings
+    device="cpu",  # where the model trains and edits
 ):
     "Train the run's tiny MM-DiT; return the model, the losses and the wall time."
     t0 = time.perf_counter()
     mcfg = TinyFluxConfig(image_size=cfg.image_size, num_layers=cfg.num_layers, num_single_layers=cfg.num_single_layers)
-    model, losses = train_shapes_model(mcfg, cfg.n_images, cfg.train_steps, cfg.batch_size, cfg.lr, cfg.model_seed)
+    model, losses = train_shapes_model(mcfg, cfg.n_images, cfg.train_steps, cfg.batch_size, cfg.lr, cfg.model_seed,
+                                       device)
     return model, losses, time.perf_counter() - t0
 
 # %% ../../nbs/lazydrag/06_experiments.ipynb #e834362c

@@ -12,8 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from helpers import NBS, ROOT, clean_env
 
 WORKER = Path(__file__).resolve().parent / "run_on_virtual_cuda.py"
@@ -21,30 +19,17 @@ NOTEBOOKS = sorted(p.relative_to(NBS).as_posix() for pattern in ("*/90_*.ipynb",
                    for p in NBS.glob(pattern))
 
 # Known CUDA bugs of today's code (issue 37): strict, so a fix that lands makes the mark fail until removed.
-KNOWN_BUGS = {
-    "rl_merging/90_experiment.ipynb": "issue 37 bug 2: rl_merging/tasks.py sequences() concatenates a CPU pad "
-                                      "with the device prompts",
-    "mtlora/90_experiment.ipynb": "issue 37 bug 3: mtlora/train.py fit_lorahub keeps the weights w on the CPU "
-                                  "while the LoRA factors are on the device",
-    "proto_probes/90_experiment.ipynb": "issue 37 bug 4: proto_probes/train.py tune_probe never moves the tuned "
-                                        "probe to the device",
-    "xembodiment/90_experiment.ipynb": "issue 37 bug 5: xembodiment/experiments.py calls .numpy() on the device "
-                                       "cosine matrix",
-    "gmerging/90_experiment.ipynb": "issue 37 bug 6: gmerging/models.py's TEM router embeds CPU batches with the "
-                                    "device backbone",
-}
+KNOWN_BUGS = {}  # issue 37 bugs 2-6 fixed by the audits; their notebooks keep the rules
 # Notebooks whose `device` parameter is ignored today (issue 37): they run, but nothing reaches the device.
 _IGNORED = "issue 37: the device parameter is ignored (nothing reaches the device; or state CPU-bound in 00_overview)"
 IGNORES_DEVICE = {
-    "etap/90_experiment.ipynb": _IGNORED,
-    "etap/91_benchmark.ipynb": _IGNORED,
     "gce/90_experiment.ipynb": _IGNORED,
     "gce/91_benchmark.ipynb": _IGNORED,
     "mtlora/91_benchmark.ipynb": "issue 37 (found by this test, not in the issue's list): the device parameter "
                                  "is ignored",
 }
 # Notebooks that are CPU-bound by design, as their paper's overview states: they may leave the device unused.
-CPU_BOUND = set()
+CPU_BOUND = {"etap/90_experiment.ipynb", "etap/91_benchmark.ipynb"}  # ETAP: see etap/00_overview
 
 
 def test_every_experiment_keeps_device_rules(tmp_path):

@@ -5,7 +5,7 @@
 # %% ../../nbs/core/03_claims.ipynb #6d82a7fa
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Callable, Sequence
 
 import numpy as np

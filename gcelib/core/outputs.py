@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .claims import Claim, claim_not_run, judge_claim
+from .claims import Claim
 from .config import config_to_dict
 
 # %% auto #0

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, claim_check, claim_not_run, judge_claim
+from ..core.claims import Claim, claim_not_run, judge_claim
 from ..core.progress import progress
 from ..diffusion.flow import TinyFluxConfig
 from .edit import METHODS, EditConfig, copy_paste, drag_edit, invert, reconstruct, train_shapes_model

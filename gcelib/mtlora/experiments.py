@@ -161,8 +161,8 @@ _BROKEN = {  # why a baseline can score at chance here, quoted when it does
     "MMoELoRA": "task-id gate over full LoRAs on W_q, W_v, learning rate tuned on validation",
     "MoLE": "router over the frozen per-task LoRAs, reading the causal prefix mean",
     "LoRAHub": "Nelder-Mead from the best of 0, uniform and every e_k on 5 shots",
-    "task arithmetic": f"one merged model for every task, lambda from 0.05 to 2 picked on validation",
-    "TIES": f"one merged model for every task (density 0.2), lambda from 0.05 to 2 picked on validation",
+    "task arithmetic": "one merged model for every task, lambda from 0.05 to 2 picked on validation",
+    "TIES": "one merged model for every task (density 0.2), lambda from 0.05 to 2 picked on validation",
 }
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from ..core.claims import Claim, claim_not_run, judge, judge_claim, summarize
+from ..core.claims import Claim, claim_not_run, judge, judge_claim
 from ..core.pareto import pareto_mask
 from ..core.progress import progress
 from .algorithms import gensec_sh, gensec_sr, genpsi, uniform

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ..core.claims import Claim, claim_check, claim_not_run, judge_claim
+from ..core.claims import claim_check, claim_not_run, judge_claim
 from ..core.progress import progress
 from .bm25 import bm25_rank
 from .corpus import docstring_pairs, repo_functions

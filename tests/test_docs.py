@@ -1,30 +1,12 @@
-"""Build the docs offline in a copy of the repository and check pages, sidebar and maths assets."""
+"""Check the pages, sidebar and maths assets of the docs site (built once per test run: the `site`
+fixture of conftest.py; tests/test_docs_browser.py opens the same build in a browser)."""
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, clean_env, notebooks
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    copy = tmp_path_factory.mktemp("repo")
-    for name in ("settings.ini", "setup.py", "_quarto.yml"):
-        shutil.copy(ROOT / name, copy / name)
-    for name in ("nbs", "gcelib", "tools"):
-        shutil.copytree(ROOT / name, copy / name, ignore=shutil.ignore_patterns("__pycache__", "_proc"))
-    if (ROOT / "results" / "reference").is_dir():  # the claims page reads it
-        shutil.copytree(ROOT / "results" / "reference", copy / "results" / "reference")
-    katex = Path(sys.prefix) / "katex/node_modules/katex/dist"
-    args = [sys.executable, str(copy / "tools/build_docs.py"), "--workers", "1"]
-    if katex.is_dir():
-        args += ["--katex", str(katex)]
-    res = subprocess.run(args, cwd=copy, capture_output=True, text=True, timeout=900, env=clean_env())
-    assert res.returncode == 0, res.stderr[-3000:]
-    return copy / "_docs"
+from helpers import ROOT, notebooks
 
 
 def test_every_notebook_has_a_page(site):

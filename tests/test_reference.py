@@ -48,3 +48,16 @@ def test_reference_verdicts_are_the_engines():
         stale = stale_reference(NBS)
         assert stale, f"{len(checked['missing'])} judged reference rows carry no evidence: republish the reference"
         pytest.xfail(f"{len(checked['missing'])} of {checked['judged']} judged rows have no evidence: {stale['reason']}")
+
+
+@pytest.mark.parametrize("nb", [p for p in notebooks() if is_experiment(p)], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_experiment_page_shows_the_reference_figures(nb):
+    """A page whose reference run saved figures embeds them as PNG (not `<Figure size ...>` text: issue 35)."""
+    saved = sorted((REF / nb.parent.name / nb.stem).glob("*.png"))
+    if reference_status(nb) is None or not saved:
+        pytest.skip("no reference figures for this notebook")
+    outputs = [o for c in json.loads(nb.read_text())["cells"] for o in c.get("outputs", [])]
+    shown = sum("image/png" in o.get("data", {}) for o in outputs)
+    as_text = [o["data"]["text/plain"] for o in outputs
+               if "image/png" not in o.get("data", {}) and "<Figure size" in "".join(o.get("data", {}).get("text/plain", ""))]
+    assert shown >= 1 and not as_text, f"{nb.name}: {shown} PNG outputs, figures printed as text: {as_text[:2]}"

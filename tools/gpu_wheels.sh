@@ -29,7 +29,7 @@ diffusers==0.42.1 importlib_metadata==10.2.0 lazy-importer==0.1.0
 gymnasium==1.4.0 Farama-Notifications==0.0.6 mo-gymnasium==1.3.2 pygame==2.6.1
 pymoo==0.6.2 moocore==0.3.2 cffi==2.1.1 pycparser==3.12 autograd==1.9.1 cma==4.5.0 alive-progress==3.3.0
 about-time==4.2.1 graphemeu==0.7.2 Deprecated==1.3.1
-POT==0.9.5 PYPOWER==5.1.21 shap==0.51.0 slicer==0.0.8 rank-bm25==0.2.2"
+POT==0.9.5 PYPOWER==5.1.21 shap==0.51.0 slicer==0.0.8 rank-bm25==0.2.2 bm25s==0.3.16"
 SETS[rdkit]="rdkit==2026.9.1"
 SETS[mujoco]="mujoco==4.0.1 mujoco-core==4.0.1 glfw==2.11.0 PyOpenGL==3.1.10"
 

@@ -273,11 +273,20 @@ def feature_decomposition(
     joint_labels(Y, [W.shape[0] for W in Ws])  # validates Y against the heads
     if len(Y) != len(H) or any(W.shape[1] != H.shape[1] for W in Ws):
         raise ValueError("Y must have N rows and every head in Ws must have d columns, matching H")
-    target = (H - H.mean(0)).reshape(-1)  # (N d,)
-    design = torch.stack([(W - W.mean(0))[Y[:, t].long()].reshape(-1) for t, W in enumerate(Ws)], 1)  # (N d, T)
-    alpha = torch.linalg.lstsq(design, target[:, None]).solution[:, 0]  # (T,)
-    R = torch.linalg.norm(target - design @ alpha) / torch.linalg.norm(target)
-    return float(R), alpha
+    H64 = H.detach().to("cpu", torch.float64)
+    mean = torch.tensor([_exact_sum(col) / len(H64) for col in H64.T], dtype=torch.float64)
+    target = (H64 - mean).reshape(-1)  # (N d,)
+    design = [(W64 - W64.mean(0))[Y[:, t].long().cpu()].reshape(-1)  # T columns of N d
+              for t, W64 in enumerate(W.detach().to("cpu", torch.float64) for W in Ws)]
+    gram = torch.tensor([[_exact_sum(a * b) for b in design] for a in design], dtype=torch.float64)  # (T, T)
+    alpha = torch.linalg.solve(gram, torch.tensor([_exact_sum(a * target) for a in design], dtype=torch.float64))
+    resid = target - sum(float(a) * col for a, col in zip(alpha, design))  # elementwise: no reduction order
+    return math.sqrt(_exact_sum(resid * resid) / _exact_sum(target * target)), alpha
+
+
+def _exact_sum(x: torch.Tensor) -> float:
+    "The correctly rounded sum of a tensor's entries (math.fsum): the same bits whatever the memory layout."
+    return math.fsum(x.reshape(-1).tolist())
 
 # %% ../../nbs/mtl_collapse/01_metrics.ipynb #62359408
 def task_report(

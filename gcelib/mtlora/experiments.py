@@ -211,9 +211,8 @@ def _gap_claim(df, single, T_lo, T_hi, chance=None) -> Claim:
         return claim_not_run(name, paper, f"needs '{single}' and per-task LoRAs at two task counts")
     # a single LoRA at chance at the largest T is the collapse the paper reports (2.0 % on DOTA); HydraLoRA at
     # chance is not (the paper's HydraLoRA works at every T): a widening gap to a broken HydraLoRA is not evidence
-    broken = _broken_at(df, name, paper, [single] + (["per-task LoRAs"] if single == "HydraLoRA" else []), T_hi, chance) \
-        if single == "HydraLoRA" else None
-    broken = broken or _broken_at(df, name, paper, [single, "per-task LoRAs"], T_lo, chance)
+    broken = (_broken_at(df, name, paper, [single, "per-task LoRAs"], T_hi, chance) if single == "HydraLoRA" else None) \
+        or _broken_at(df, name, paper, [single, "per-task LoRAs"], T_lo, chance)
     if broken is not None:
         return broken
     gap_lo, gap_hi = lo[0] - lo[1], hi[0] - hi[1]
@@ -283,10 +282,10 @@ def _conflict_claim(df, cfg, chance=None) -> Claim:
     name = "Block-level adaptation has lower gradient conflict than component-level (HydraLoRA)"
     paper = "block level cuts gradient conflict by 76% (arXiv v1 abstract)"
     sub = df[(df.family == "composition") & df.method.isin(["block", "HydraLoRA"])]
-    Ts = sorted(sub["T"].unique())
-    dropped = [T for T in Ts if chance is not None and _broken_at(df, name, paper, ["block", "HydraLoRA"], T, chance)]
-    if Ts and len(dropped) == len(Ts):
-        return _broken_at(df, name, paper, ["block", "HydraLoRA"], dropped[-1], chance)
+    broken = {T: _broken_at(df, name, paper, ["block", "HydraLoRA"], T, chance) for T in sorted(sub["T"].unique())}
+    dropped = [int(T) for T, row in broken.items() if row is not None]
+    if broken and len(dropped) == len(broken):
+        return broken[dropped[-1]]
     sub = sub[~sub["T"].isin(dropped)]
     if "grad_cos_mean" not in sub:
         return claim_not_run(name, paper, "no gradient-conflict measurement in this run")

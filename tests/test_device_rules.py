@@ -20,14 +20,9 @@ NOTEBOOKS = sorted(p.relative_to(NBS).as_posix() for pattern in ("*/90_*.ipynb",
 
 # Known CUDA bugs of today's code (issue 37): strict, so a fix that lands makes the mark fail until removed.
 KNOWN_BUGS = {}  # issue 37 bugs 2-6 fixed by the audits; their notebooks keep the rules
-# Notebooks whose `device` parameter is ignored today (issue 37): they run, but nothing reaches the device.
-_IGNORED = "issue 37: the device parameter is ignored (nothing reaches the device; or state CPU-bound in 00_overview)"
-IGNORES_DEVICE = {
-    "gce/90_experiment.ipynb": _IGNORED,
-    "gce/91_benchmark.ipynb": _IGNORED,
-    "mtlora/91_benchmark.ipynb": "issue 37 (found by this test, not in the issue's list): the device parameter "
-                                 "is ignored",
-}
+# Notebooks whose `device` parameter is ignored today: they run, but nothing reaches the device. Empty since gce 90/91
+# and mtlora 91 pass their device on (issue 37); a notebook listed here must still ignore it (strict).
+IGNORES_DEVICE = {}
 # Notebooks that are CPU-bound by design, as their paper's overview states: they may leave the device unused.
 CPU_BOUND = {"etap/90_experiment.ipynb", "etap/91_benchmark.ipynb"}  # ETAP: see etap/00_overview
 

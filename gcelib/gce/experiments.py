@@ -132,6 +132,7 @@ def grid_systems(
     noise: float,  # process noise level
     tag: int = 0,  # keeps the streams of different uses apart
     n_traj: int | None = None,  # trajectories per graph; None: cfg.n_traj
+    device: str | torch.device = "cpu",  # where the simulator and its trajectories live
 ) -> list:
     "Build `count` SwingGrid systems with `n_traj` random-action trajectories each: [(env, GraphData)]."
     _check_systems(count, nodes, cfg, n_traj)
@@ -145,19 +146,20 @@ def grid_systems(
         else:
             edges = ieee_case(kind)  # raises on an unknown name
         gen = torch.Generator().manual_seed(_stream(seed, 2, tag, k))
-        env = SwingGrid(SwingGridConfig(k0=cfg.k0, noise=noise), *edges, gen)
+        env = SwingGrid(SwingGridConfig(k0=cfg.k0, noise=noise), *edges, gen, device=device)
         out.append((env, graph_data(env, simulate(env, n_traj or cfg.n_traj, cfg.n_steps, gen))))
     return out
 
 # %% ../../nbs/gce/07_experiments.ipynb #115ac4a7
-def rope_systems(count: int, nodes: list, cfg: GCEExperimentConfig, seed: int, n_traj: int, tag: int = 0) -> list:
+def rope_systems(count: int, nodes: list, cfg: GCEExperimentConfig, seed: int, n_traj: int, tag: int = 0,
+                 device: str | torch.device = "cpu") -> list:
     "Build `count` ChainRope systems with `n_traj` random-action trajectories each: [(env, GraphData)]."
     _check_systems(count, nodes, cfg, n_traj)
     out = []
     for k in range(count):
         rng = np.random.default_rng(_stream(seed, 3, tag, k))
         gen = torch.Generator().manual_seed(_stream(seed, 4, tag, k))
-        env = ChainRope(ChainRopeConfig(), int(rng.integers(nodes[0], nodes[1] + 1)), gen)
+        env = ChainRope(ChainRopeConfig(), int(rng.integers(nodes[0], nodes[1] + 1)), gen, device=device)
         out.append((env, graph_data(env, simulate(env, n_traj, cfg.n_steps, gen))))
     return out
 
@@ -175,6 +177,7 @@ def train_graph_models(
     obs_dim: int,
     attr_dim: int,
     potentials: list = (),  # further GCE potentials to train (names of gcelib.gce.gnn.POTENTIALS)
+    device: str | torch.device = "cpu",  # where the models live (the data's device)
 ) -> tuple[dict, dict]:
     "Train GCE (Hom+Mean, Gaussian potential), Hom and GCE variants on the training graphs; add KPM."
     if not isinstance(datas, (list, tuple)) or not datas or not all(isinstance(d, GraphData) for d in datas):
@@ -187,13 +190,13 @@ def train_graph_models(
     for name, form, potential in variants:
         with local_seed(_stream(seed, 5)):  # the same initial encoder weights for every form; no global state leaks
             model = GCEModel(GCEConfig(form=form, potential=potential, d=cfg.d, hidden=cfg.hidden), obs_dim,
-                             attr_dim)
+                             attr_dim).to(device)
         start = time.perf_counter()  # training draws windows from its own generator, never the global one
         train_model(model, datas, TrainConfig(cfg.iters, cfg.lr, cfg.window), torch.Generator().manual_seed(seed),
                     desc=name)
         seconds[name] = time.perf_counter() - start
         models[name] = model.eval()
-    models[KPM] = kpm_model(obs_dim, attr_dim)
+    models[KPM] = kpm_model(obs_dim, attr_dim).to(device)
     models[KPM].set_normalizer(datas)
     return models, seconds
 
@@ -243,7 +246,7 @@ def _e2c_planner(env, data, cfg: GCEExperimentConfig, seed: int, tag: int, K: in
     "E2C-lite trained from scratch on the test graph's first K trajectories, and its planner."
     with local_seed(_stream(seed, 9, tag)):  # parameter initialisation; training draws from its own generator
         glob = GlobalLatentModel(GlobalConfig(latent=2 * cfg.d, hidden=2 * cfg.hidden), env.n_nodes, env.obs_dim,
-                                 env.ctrl_mask)
+                                 env.ctrl_mask).to(env.device)
     train_global(glob, data.take(K), TrainConfig(cfg.iters, cfg.lr, cfg.window),
                  torch.Generator().manual_seed(_stream(seed, 10, tag)))
     with torch.no_grad():
@@ -291,7 +294,7 @@ def evaluate_graph(
     return rows
 
 # %% ../../nbs/gce/07_experiments.ipynb #94bea9b8
-def run_grids(cfg: GCEExperimentConfig) -> tuple[pd.DataFrame, dict]:
+def run_grids(cfg: GCEExperimentConfig, device: str | torch.device = "cpu") -> tuple[pd.DataFrame, dict]:
     "Experiments A and B: one row per (seed, noise, setting, graph, method, K, trial); B = the ID rows by noise."
     if not isinstance(cfg, GCEExperimentConfig):
         raise TypeError(f"cfg must be a GCEExperimentConfig, got {type(cfg).__name__}")
@@ -303,10 +306,11 @@ def run_grids(cfg: GCEExperimentConfig) -> tuple[pd.DataFrame, dict]:
     for seed in progress(cfg.seeds, desc="A+B: grids"):
         for level in sorted({cfg.noise, *cfg.noise_levels}):
             main = level == cfg.noise
-            train = [d for _, d in grid_systems("ws", cfg.n_train_graphs, cfg.train_nodes, cfg, seed, level)]
-            models, secs = train_graph_models(train, cfg, seed, 3, 3, cfg.potentials if main else ())
+            train = [d for _, d in grid_systems("ws", cfg.n_train_graphs, cfg.train_nodes, cfg, seed, level,
+                                                device=device)]
+            models, secs = train_graph_models(train, cfg, seed, 3, 3, cfg.potentials if main else (), device)
             facts.update({f"train_s_{name}_seed{seed}_noise{level}": s for name, s in secs.items()})
-            held_out = grid_systems("ws", cfg.id_graphs, cfg.train_nodes, cfg, seed, level, tag=1)
+            held_out = grid_systems("ws", cfg.id_graphs, cfg.train_nodes, cfg, seed, level, tag=1, device=device)
             for k, (env, data) in enumerate(held_out):
                 add(evaluate_graph(env, data, models, train, cfg, seed, [0], tag=100 + k, e2c=False),
                     seed=seed, noise=level, setting="ID", graph=f"WS{k}", n_nodes=env.n_nodes)
@@ -314,25 +318,25 @@ def run_grids(cfg: GCEExperimentConfig) -> tuple[pd.DataFrame, dict]:
                 continue
             n_test = cfg.n_traj + max(cfg.k_shots)  # K for the refit, the rest held out for prediction
             unseen = [(f"BA{k}", s) for k, s in enumerate(grid_systems("ba", cfg.ba_graphs, cfg.ba_nodes, cfg, seed,
-                                                                       level, tag=2, n_traj=n_test))]
-            unseen += [(case, grid_systems(case, 1, [0, 0], cfg, seed, level, tag=3 + k, n_traj=n_test)[0])
-                       for k, case in enumerate(cfg.ieee)]
+                                                                       level, tag=2, n_traj=n_test, device=device))]
+            unseen += [(case, grid_systems(case, 1, [0, 0], cfg, seed, level, tag=3 + k, n_traj=n_test,
+                                           device=device)[0]) for k, case in enumerate(cfg.ieee)]
             for k, (name, (env, data)) in enumerate(unseen):
                 add(evaluate_graph(env, data, models, train, cfg, seed, cfg.k_shots, tag=200 + k), seed=seed,
                     noise=level, setting="few-shot", graph=name, n_nodes=env.n_nodes)
     return pd.DataFrame(rows), facts
 
 # %% ../../nbs/gce/07_experiments.ipynb #9f9f9748
-def run_ropes(cfg: GCEExperimentConfig) -> tuple[pd.DataFrame, dict]:
+def run_ropes(cfg: GCEExperimentConfig, device: str | torch.device = "cpu") -> tuple[pd.DataFrame, dict]:
     "Experiment C: one row per (seed, method, K, trial) on unseen chains."
     if not isinstance(cfg, GCEExperimentConfig):
         raise TypeError(f"cfg must be a GCEExperimentConfig, got {type(cfg).__name__}")
     rows, facts = [], {}
     for seed in progress(cfg.seeds, desc="C: ropes"):
-        train = [d for _, d in rope_systems(cfg.rope_graphs, cfg.rope_train, cfg, seed, cfg.n_traj)]
-        models, secs = train_graph_models(train, cfg, seed, 4, 2)
+        train = [d for _, d in rope_systems(cfg.rope_graphs, cfg.rope_train, cfg, seed, cfg.n_traj, device=device)]
+        models, secs = train_graph_models(train, cfg, seed, 4, 2, device=device)
         facts.update({f"rope_train_s_{name}_seed{seed}": s for name, s in secs.items()})
-        env, data = rope_systems(1, cfg.rope_test, cfg, seed, max(cfg.rope_k) + cfg.n_traj, tag=1)[0]
+        env, data = rope_systems(1, cfg.rope_test, cfg, seed, max(cfg.rope_k) + cfg.n_traj, tag=1, device=device)[0]
         rows.extend({"seed": seed, "n_nodes": env.n_nodes, **r}
                     for r in evaluate_graph(env, data, models, train, cfg, seed, cfg.rope_k, tag=300, e2c=False))
     return pd.DataFrame(rows), facts
@@ -515,18 +519,20 @@ def _check_ns(ns) -> None:
         _check_int(n, "ns", 5)
 
 
-def benchmark_simulators(ns: list, batch: int = 256, steps: int = 20, seed: int = 0) -> pd.DataFrame:
-    "Batched steps per second of SwingGrid (WS graphs) and ChainRope against the number of nodes."
+def benchmark_simulators(ns: list, batch: int = 256, steps: int = 20, seed: int = 0,
+                         device: str | torch.device = "cpu") -> pd.DataFrame:
+    "Batched steps per second of SwingGrid (WS graphs) and ChainRope against the number of nodes, on `device`."
     _check_ns(ns)
     _check_int(batch, "batch", 1)
     _check_int(steps, "steps", 1)
     rows = []
     for n in ns:
         gen = torch.Generator().manual_seed(seed)
-        grid = SwingGrid(SwingGridConfig(noise=0.02), *watts_strogatz(n, 4, 0.3, np.random.default_rng(seed)), gen)
-        rope = ChainRope(ChainRopeConfig(), n, gen)
+        grid = SwingGrid(SwingGridConfig(noise=0.02), *watts_strogatz(n, 4, 0.3, np.random.default_rng(seed)), gen,
+                         device=device)
+        rope = ChainRope(ChainRopeConfig(), n, gen, device=device)
         for name, env in (("SwingGrid", grid), ("ChainRope", rope)):
-            state, u = env.initial_state(batch, gen), torch.zeros(batch, n, env.act_dim)
+            state, u = env.initial_state(batch, gen), torch.zeros(batch, n, env.act_dim, device=env.device)
 
             def roll():
                 s = state
@@ -546,6 +552,7 @@ def benchmark_planning(
     riccati_max: int = 50,  # largest N for the O(M (Nd)^3) Riccati recursion
     seed: int = 0,
     repeats: int = 5,  # interleaved rounds: one timed call of every solver at every size per round
+    device: str | torch.device = "cpu",  # where the systems are built and solved
 ) -> pd.DataFrame:
     "Seconds to plan one step: Riccati vs condensed vs terminal LQR, and GCE's whole step, against N; one row per repeat."
     from gcelib.control.lqr import condensed_lqr, riccati_controls, riccati_tracking, terminal_lqr
@@ -557,17 +564,17 @@ def benchmark_planning(
     jobs = []  # (n, state_dim, n_inputs, solver, fn)
     for n in ns:
         gen = torch.Generator().manual_seed(seed)
-        env = SwingGrid(SwingGridConfig(), *watts_strogatz(n, 4, 0.3, np.random.default_rng(seed)), gen)
+        env = SwingGrid(SwingGridConfig(), *watts_strogatz(n, 4, 0.3, np.random.default_rng(seed)), gen, device=device)
         data = graph_data(env, simulate(env, 1, 2, gen))
         with local_seed(seed):  # parameter initialisation only; no global state leaks
-            model = GCEModel(GCEConfig(d=d, hidden=32), 3, 3).eval()
+            model = GCEModel(GCEConfig(d=d, hidden=32), 3, 3).to(env.device).eval()
         with torch.no_grad():
             ops = refit(model, [data])
             psi = model.encode(data.obs[0, 0], data)
             A, B, c = linear_system(model, ops, psi, data)
         A, B, c = A.double(), B.double(), c.double()
-        z0, z_ref = psi.reshape(-1).double(), torch.zeros(A.shape[0], dtype=torch.float64)
-        R = torch.full((B.shape[1],), 1e-2, dtype=torch.float64)
+        z0, z_ref = psi.reshape(-1).double(), torch.zeros(A.shape[0], dtype=torch.float64, device=A.device)
+        R = torch.full((B.shape[1],), 1e-2, dtype=torch.float64, device=A.device)
         fns = {"condensed": lambda A=A, B=B, R=R, z0=z0, z_ref=z_ref, c=c: condensed_lqr(A, B, 1.0, R, z0, z_ref, horizon, c),
                "terminal": lambda A=A, B=B, R=R, z0=z0, z_ref=z_ref, c=c: terminal_lqr(A, B, 1.0, R, z0, z_ref, horizon, c)}
         if n <= riccati_max:

@@ -377,6 +377,7 @@ def step_timer(
     batched: bool = True,  # one einsum over experts, or the Python loop
     batch: int = 64,  # sequences per step
     n_steps: int = 5,  # steps per timed run
+    device: str | torch.device = "cpu",  # where the backbone, adapters and batch live
 ) -> tuple:
     "Build and warm up one configuration: (a function timing one run -> seconds per step, adapter parameters, remove)."
     from gcelib.core.timing import best_time
@@ -385,11 +386,11 @@ def step_timer(
 
     if level not in ("component", "block"):
         raise ValueError(f"level must be 'component' or 'block', got {level!r}")
-    backbone = tiny_llama(VOCAB_SIZE, 2, hidden, 4, 2 * hidden, SEQ_LEN, seed=0).requires_grad_(False)
+    backbone = tiny_llama(VOCAB_SIZE, 2, hidden, 4, 2 * hidden, SEQ_LEN, seed=0).requires_grad_(False).to(device)
     aset = (inject_component if level == "component" else inject_block)(backbone, acfg)
     aset.set_batched(batched)
     opt = torch.optim.AdamW(aset.parameters(), lr=1e-3)
-    ids, _ = task_batch(composition_tasks(5), batch, torch.Generator().manual_seed(0))
+    ids = task_batch(composition_tasks(5), batch, torch.Generator().manual_seed(0))[0].to(device)  # drawn on the CPU
 
     def steps():
         for _ in range(n_steps):
@@ -409,9 +410,10 @@ def step_time(
     batch: int = 64,  # sequences per step
     n_steps: int = 5,  # steps per timed run
     repeats: int = 3,  # timed runs; the fastest counts
+    device: str | torch.device = "cpu",  # where the step runs
 ) -> dict:
     "Return seconds per training step (best of `repeats` runs) and the adapter parameters of one configuration."
-    timed, params, remove = step_timer(hidden, level, acfg, batched, batch, n_steps)
+    timed, params, remove = step_timer(hidden, level, acfg, batched, batch, n_steps, device)
     seconds = min(timed() for _ in range(repeats))
     remove()
     return {"hidden": hidden, "level": level, "experts": acfg.n_experts, "batched": batched, "step_s": seconds,

@@ -71,6 +71,16 @@ assert refused(lambda: torch.bernoulli(x.sigmoid(), generator=torch.Generator().
 assert refused(lambda: torch.rand(3, generator=torch.Generator(device="cuda")), vc.DeviceRuleError)
 assert refused(lambda: x.numpy(), TypeError) and refused(lambda: __import__("numpy").asarray(x), TypeError)
 assert not refused(lambda: torch.rand(3, device="cuda", generator=torch.Generator(device="cuda")), Exception)
+mask = torch.tensor([True, False, True, False]).to("cuda")
+assert refused(lambda: x.__setitem__(mask, torch.zeros(2)), vc.DeviceRuleError)  # index_put_ with CPU values
+assert refused(lambda: torch.zeros(4).__setitem__(torch.tensor([0, 1]), x[:2]), vc.DeviceRuleError)
+assert refused(lambda: torch.zeros(4)[mask], vc.DeviceRuleError)  # CPU tensor, device indices
+y = x.clone()
+y[mask] = torch.tensor(0.0)  # a CPU scalar is moved
+y[mask] = torch.zeros(2).to("cuda")
+y[1:3] = torch.zeros(2)  # basic indexing copies across devices
+y[torch.tensor([True, True, False, False])] = torch.ones(2).to("cuda")  # CPU indices of a device tensor
+assert y.device.type == "cuda" and x[torch.tensor([0, 1])].device.type == "cuda"
 net = torch.nn.Linear(4, 2).to("cuda")
 assert refused(lambda: net(torch.randn(4)), vc.DeviceRuleError) and net(x).device.type == "cuda"
 net(x).sum().backward()

@@ -5,7 +5,9 @@ with `device="cuda"`, a module's `.to`) becomes an `OnDevice` tensor: real CPU m
 reads cuda:0. What a real GPU refuses raises `DeviceRuleError` (or TypeError, as torch does):
 
 - an op mixing an `OnDevice` tensor with a CPU tensor of one dimension or more (CPU scalars are allowed,
-  as on CUDA; so are indexing, copies and moves);
+  as on CUDA; so are copies, moves and basic indexing);
+- an advanced-indexing assignment (`x[mask] = v`, index_put_) whose values sit on the other device, and a
+  CPU tensor indexed by device indices;
 - drawing numbers for a device tensor with a CPU `torch.Generator`, or for a CPU tensor with a CUDA one;
 - `.numpy()` or `np.asarray` on a device tensor.
 
@@ -130,6 +132,33 @@ _MAY_MIX = {"__getitem__", "__setitem__", "copy_", "__get__", "__set__", "backwa
 _MAY_MIX_PREFIX = ("_foreach", "_fused", "_has", "is_", "_is", "set_", "__torch")
 
 
+def _array_index(i) -> bool:
+    "An index that makes advanced indexing: a tensor of one dimension or more or of booleans, a list, an array."
+    if isinstance(i, torch.Tensor):
+        return i.dim() > 0 or i.dtype == torch.bool
+    return isinstance(i, list) or (type(i).__module__ == "numpy" and getattr(i, "ndim", 0) > 0)
+
+
+def _check_indexing(name: str, args) -> None:
+    """Indexing rules: a CPU tensor cannot be indexed by device indices; an advanced-indexing assignment
+    (index_put_) takes values on the tensor's own device, CPU scalars aside. Basic indexing (ints, slices)
+    copies, which may cross devices."""
+    if name not in ("__getitem__", "__setitem__") or len(args) < 2:
+        return
+    target, index = args[0], args[1]
+    items = index if isinstance(index, tuple) else (index,)
+    on_device = isinstance(target, OnDevice)
+    if not on_device and any(isinstance(i, OnDevice) and _array_index(i) for i in items):
+        raise DeviceRuleError(f"{name}: indices should be either on cpu or on the same device as the indexed "
+                              "tensor (cpu)")
+    if name == "__setitem__" and len(args) > 2 and any(_array_index(i) for i in items):
+        value = args[2]
+        if isinstance(value, torch.Tensor) and value.dim() > 0 and isinstance(value, OnDevice) != on_device:
+            where = ("cuda:0", "cpu") if on_device else ("cpu", "cuda:0")
+            raise DeviceRuleError(f"index_put_: expected all tensors to be on the same device, but found at least "
+                                  f"two devices, {where[0]} and {where[1]} (values of shape {tuple(value.shape)})")
+
+
 class OnDevice(torch.Tensor):
     """A CPU tensor that reports cuda:0 and refuses to meet CPU tensors."""
 
@@ -190,6 +219,7 @@ class OnDevice(torch.Tensor):
                 return func(*tree_map(_as_plain, args), **kwargs)
         if on_device:
             _check_generator(name, kwargs, True)
+            _check_indexing(name, args)
             if name not in _MAY_MIX and not name.startswith(_MAY_MIX_PREFIX):
                 cpu = [t for t in tensors if not isinstance(t, OnDevice) and t.dim() > 0]
                 if cpu:

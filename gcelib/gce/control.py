@@ -117,7 +117,7 @@ def zero_policy(n_u: int, m: int):
     "A policy that never acts."
     _check_count(n_u, "n_u")
     _check_count(m, "m")
-    return lambda obs, goal, t: torch.zeros(n_u, m)
+    return lambda obs, goal, t: obs.new_zeros(n_u, m)  # on the observation's device: index_put_ needs it
 
 
 def random_policy(

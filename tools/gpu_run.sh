@@ -7,12 +7,15 @@
 #  2. runs the `#| gpu` cells (nbdev_test --flags gpu, on the notebooks that have such cells);
 #  3. runs every experiment notebook at smoke size on CUDA, several at a time (timings do not count here);
 #  4. then the gpu presets that fit the time left, one at a time (each alone on the GPU: timings stay clean),
-#     shortest expected first, sampling the GPU's memory while each runs;
+#     shortest expected first (tools/gpu_minutes.tsv: each preset's expected minutes on one H200, the numbers
+#     its paper's overview states), sampling the GPU's memory while each runs;
 #  5. writes OUT_DIR/report.json and OUT_DIR/report.md, plus runs.tar.gz (the gpu presets' outputs and the smoke
 #     report) and logs.tar.gz: four files, within what a device call brings back.
 #
 # Every phase has its own timeout; the whole stays under BUDGET_S (default 570 s). `DRY_RUN=1` prints the plan
-# and writes the reports without running anything (for checking the script on a machine without a GPU).
+# and writes the reports without running anything (for checking the script on a machine without a GPU; the
+# test suite does). `PHASES="presets"` (default "cells smoke presets") runs only some phases, e.g. a second call
+# that spends its minutes on gpu presets; `PAPERS="gce,ttamer"` limits the gpu presets to those papers.
 set -uo pipefail
 OUT=${1:?usage: tools/gpu_run.sh OUT_DIR}
 mkdir -p "$OUT"
@@ -21,6 +24,8 @@ cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 BUDGET_S=${BUDGET_S:-570}
 DRY_RUN=${DRY_RUN:-0}
+PHASES=" ${PHASES:-cells smoke presets} "
+PAPERS=",${PAPERS:-},"
 START=$(date +%s)
 WORK=$(mktemp -d /tmp/gcelib-gpu.XXXX)
 LOGS=$WORK/logs
@@ -38,16 +43,13 @@ run() {  # run TIMEOUT_S LOG CMD...: a timeout that leaves the process group a g
 }
 gcelib() { $PY -c 'import sys; from gcelib.cli import main; sys.exit(main(sys.argv[1:]))' "$@"; }
 
-# Expected minutes of each gpu preset on one H200 (from its parameters; "" = unknown: run only if time is left
-# after the known ones, with whatever remains). Keep in step with each paper's overview.
-# Estimates (2026-12-04, from each gpu preset against its cpu preset's measured time): ttamer ~5 (numpy DPs,
-# 10 seeds, 2x epochs); prompt_bandits ~15 (numpy bandits, 6x the cpu preset's runs); gce hours (5000 Adam
-# steps per model, 25x the cpu preset's, on 4x the graphs).
-declare -A EXPECT_MIN=(
-  [gce]=240 [pcd]="" [etap]="" [task_attribution]="" [lazydrag]="" [swerank]="" [treegrad]="" [rl_merging]=""
-  [mtl_collapse]="" [diffusion_blend]="" [prompt_bandits]=15 [mtlora]="" [diffusion_router]="" [dnr]=""
-  [ttamer]=5 [morl_fb]="" [xembodiment]="" [gmerging]="" [proto_probes]=""
-)
+# Expected minutes of each gpu preset on one H200: tools/gpu_minutes.tsv (paper, minutes, low, high, basis),
+# estimated from the cpu preset's measured time and the presets' work ratio; each overview states the same number.
+declare -A EXPECT_MIN=()
+while IFS=$'\t' read -r paper minutes _; do
+  [[ $paper == paper || -z $paper ]] || EXPECT_MIN[$paper]=$minutes
+done <tools/gpu_minutes.tsv
+want() { [[ $PHASES == *" $1 "* ]]; }
 
 # 1. wheels -------------------------------------------------------------------------------------------------
 phase "install the carried wheels"
@@ -64,7 +66,8 @@ run 60 "$LOGS/env.txt" bash -c "nvidia-smi; $PY -c 'import torch, sys; print(sys
 
 # 2. `#| gpu` cells ------------------------------------------------------------------------------------------
 phase "the #| gpu cells"
-mapfile -t GPU_NBS < <(grep -l '"#| gpu' nbs/*/*.ipynb nbs/*.ipynb 2>/dev/null | sort)
+GPU_NBS=()
+want cells && mapfile -t GPU_NBS < <(grep -l '"#| gpu' nbs/*/*.ipynb nbs/*.ipynb 2>/dev/null | sort)
 : >"$WORK/gpu_cells.tsv"
 for nb in "${GPU_NBS[@]}"; do  # a few notebooks: in parallel, 90 s at most together
   ( t0=$(date +%s); run 90 "$LOGS/gpu_cells_$(basename "$(dirname "$nb")")_$(basename "$nb" .ipynb).txt" \
@@ -74,22 +77,23 @@ wait
 
 # 3. every experiment at smoke size on CUDA, in parallel ----------------------------------------------------
 phase "smoke on CUDA, 8 notebooks at a time"
-run $(( $(left) > 300 ? 240 : $(left) / 2 )) "$LOGS/smoke.txt" \
-    gcelib reproduce --scale smoke --device cuda --jobs 8 --timeout 200 --out "$WORK/smoke"
-echo $? >"$WORK/smoke.rc"
+if want smoke; then
+  run $(( $(left) > 300 ? 240 : $(left) / 2 )) "$LOGS/smoke.txt" \
+      gcelib reproduce --scale smoke --device cuda --jobs 8 --timeout 200 --out "$WORK/smoke"
+  echo $? >"$WORK/smoke.rc"
+fi
 
 # 4. gpu presets, one at a time, shortest expected first ----------------------------------------------------
 phase "gpu presets, one at a time"
 : >"$WORK/gpu.tsv"
-order=$(for p in "${!EXPECT_MIN[@]}"; do [[ -d nbs/$p ]] && echo "${EXPECT_MIN[$p]:-999} $p"; done | sort -n | cut -d' ' -f2)
+order=$(for p in "${!EXPECT_MIN[@]}"; do [[ -d nbs/$p ]] && echo "${EXPECT_MIN[$p]} $p"; done | sort -g | cut -d' ' -f2)
+want presets || order=""
 for p in $order; do
-  est=${EXPECT_MIN[$p]}
+  [[ $PAPERS == ",," || $PAPERS == *",$p,"* ]] || continue
+  est=${EXPECT_MIN[$p]}  # whole minutes
   budget=$(( $(left) - 25 ))  # keep 25 s for the reports
-  if [[ -n $est ]] && (( est * 60 > budget )); then
-    printf '%s\tskipped\t0\t0\texpected %s min, %s s left\n' "$p" "$est" "$budget" >>"$WORK/gpu.tsv"; continue
-  fi
-  if [[ -z $est ]] && (( budget < 120 )); then
-    printf '%s\tskipped\t0\t0\texpected minutes unknown, %s s left\n' "$p" "$budget" >>"$WORK/gpu.tsv"; continue
+  if (( est * 60 > budget )); then
+    printf '%s\tskipped\t0\t0\t%s\texpected %s min, %s s left\n' "$p" "$est" "$est" "$budget" >>"$WORK/gpu.tsv"; continue
   fi
   smi=$WORK/mem_$p.txt
   if [[ $DRY_RUN != 1 ]]; then
@@ -101,7 +105,8 @@ for p in $order; do
   [[ $DRY_RUN == 1 ]] || { kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null; }
   peak=$(sort -n "$smi" 2>/dev/null | tail -1)
   why=""; (( rc == 124 || rc == 130 || rc == 137 )) && why="stopped at the time left ($budget s)"
-  printf '%s\t%s\t%s\t%s\t%s\n' "$p" "$rc" $(($(date +%s) - t0)) "${peak:-0}" "$why" >>"$WORK/gpu.tsv"
+  [[ $DRY_RUN == 1 ]] && why="would run (expected $est min)"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$rc" $(($(date +%s) - t0)) "${peak:-0}" "$est" "$why" >>"$WORK/gpu.tsv"
 done
 
 # 5. reports ------------------------------------------------------------------------------------------------
@@ -133,9 +138,9 @@ report = {
     "environment": env, "wheels_installed": read("install.rc") == "0",
     "gpu_cells": [{"notebook": n, "ok": rc == "0", "seconds": int(s)} for n, rc, s in rows("gpu_cells.tsv")],
     "smoke_cuda": runs(work / "smoke"), "smoke_exit": read("smoke.rc"),
-    "gpu_presets": [{"paper": p, "exit": rc, "seconds": int(s), "peak_gpu_mib": int(m or 0), "note": why,
-                     "notebooks": [r for k, r in gpu_runs.items() if k[0] == p]}
-                    for p, rc, s, m, *rest in rows("gpu.tsv") for why in [rest[0] if rest else ""]],
+    "gpu_presets": [{"paper": p, "exit": rc, "seconds": int(s), "expected_min": int(e), "peak_gpu_mib": int(m or 0),
+                     "note": why, "notebooks": [r for k, r in gpu_runs.items() if k[0] == p]}
+                    for p, rc, s, m, e, *rest in rows("gpu.tsv") for why in [rest[0] if rest else ""]],
 }
 (out / "report.json").write_text(json.dumps(report, indent=1))
 md = [f"# gcelib on a GPU{' (dry run: nothing ran)' if dry else ''}", "",
@@ -145,8 +150,10 @@ md += [f"| {c['notebook']} | {c['ok']} | {c['seconds']} |" for c in report["gpu_
 md += ["", "## Smoke on CUDA", "", "| paper | notebook | status | s | error |", "|---|---|---|---|---|"]
 md += [f"| {r['paper']} | {r['notebook']} | {r['status']} | {r['seconds']} | {(r['error'] or '')[-160:].replace(chr(10), ' ')} |"
        for r in report["smoke_cuda"]]
-md += ["", "## gpu presets, one at a time", "", "| paper | exit | s | peak GPU MiB | note |", "|---|---|---|---|---|"]
-md += [f"| {g['paper']} | {g['exit']} | {g['seconds']} | {g['peak_gpu_mib']} | {g['note']} |" for g in report["gpu_presets"]]
+md += ["", "## gpu presets, one at a time", "", "| paper | exit | s | expected min | peak GPU MiB | note |",
+       "|---|---|---|---|---|---|"]
+md += [f"| {g['paper']} | {g['exit']} | {g['seconds']} | {g['expected_min']} | {g['peak_gpu_mib']} | {g['note']} |"
+       for g in report["gpu_presets"]]
 (out / "report.md").write_text("\n".join(md) + "\n")
 print("\n".join(md))
 PYEOF

@@ -79,6 +79,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("dir", type=Path, help="a folder written by gcelib reproduce")
     report.add_argument("--reference", action="store_true",
                         help="also make DIR the reference run: results/reference and the experiment pages' outputs")
+    report.add_argument("--update", action="store_true",
+                        help="with --reference: replace only the notebooks DIR finished and keep the rest of the reference")
     report.add_argument("--rejudge", action="store_true",
                         help="recompute every verdict from the stored evidence (runs nothing) and print the changes")
     return parser
@@ -127,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "report" and args.rejudge and args.reference:
             raise ValueError("--rejudge and --reference do not go together: re-judge first, then publish")
+        if args.command == "report" and args.update and not args.reference:
+            raise ValueError("--update goes with --reference: it updates the reference with DIR's notebooks")
         if args.command == "report" and args.rejudge:
             text, code = rejudge_dir(args.dir)
             print(text)
@@ -135,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
             from gcelib.core.reference import publish_reference
 
             report = build_report(args.dir)
-            publish_reference(args.dir, args.nbs or find_nbs_path())
+            publish_reference(args.dir, args.nbs or find_nbs_path(), update=args.update)
             print(f"reference updated from {args.dir}: results/reference and the experiment pages; "
                   "run `make outputs PAPERS=.` to refresh the claims page, then `nbdev_clean`", file=sys.stderr)
         elif args.command == "report":  # needs only the results folder, not the notebooks

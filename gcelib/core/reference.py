@@ -122,6 +122,7 @@ def publish_reference(
     run: str | Path,  # a folder written by `gcelib reproduce`, e.g. results/cpu
     nbs_path: str | Path | None = None,  # the notebooks folder; default: found from settings.ini
     max_figure_kb: float = 300,  # figures larger than this stay out of the reference
+    update: bool = False,  # replace only the notebooks that `run` finished and keep the rest of the reference
 ) -> dict:
     "Make `run` the reference: a compact copy in results/reference and its outputs on the experiment pages."
     run, nbs_path = Path(run), Path(nbs_path or find_nbs_path())
@@ -135,10 +136,14 @@ def publish_reference(
         raise ValueError(f"{len(dirty)} notebook(s) ran on a dirty tree or outside git ({', '.join(dirty[:3])}): "
                          "commit, rerun them and publish")
     dest = reference_dir(nbs_path)
-    if dest.exists():
+    if update and not (dest / "report.json").is_file():
+        raise ValueError(f"there is no reference at {dest} to update: publish a whole run first")
+    if dest.exists() and not update:
         shutil.rmtree(dest)
-    dest.mkdir(parents=True)
+    dest.mkdir(parents=True, exist_ok=True)
     for r in ok:
+        if update:  # the notebook's earlier files go, so that no figure of the old run lingers
+            shutil.rmtree(dest / r["paper"] / Path(r["notebook"]).stem, ignore_errors=True)
         _keep_run(run, dest, run / r["paper"] / f"{Path(r['notebook']).stem}.status.json", max_figure_kb)
         page_path = nbs_path / r["paper"] / r["notebook"]
         kept = dest / r["paper"] / f"{Path(r['notebook']).stem}.status.json"
@@ -146,7 +151,11 @@ def publish_reference(
         executed = json.loads((run / r["paper"] / r["notebook"]).read_text())
         page = set_banner(copy_outputs(executed, json.loads(page_path.read_text())), outputs_banner(r))
         page_path.write_text(json.dumps(page, indent=1, ensure_ascii=False) + "\n")
-    if (run / "run.json").is_file():
+    if (run / "run.json").is_file() and update:  # the run of record stays; the update is listed under it
+        kept = json.loads((dest / "run.json").read_text()) if (dest / "run.json").is_file() else {}
+        entry = {**json.loads((run / "run.json").read_text()), "notebooks": [f"{r['paper']}/{r['notebook']}" for r in ok]}
+        _write_json(dest / "run.json", {**kept, "updates": kept.get("updates", []) + [entry]})
+    elif (run / "run.json").is_file():
         shutil.copy2(run / "run.json", dest / "run.json")
     return build_report(dest)
 

@@ -151,12 +151,12 @@ def publish_reference(
         executed = json.loads((run / r["paper"] / r["notebook"]).read_text())
         page = set_banner(copy_outputs(executed, json.loads(page_path.read_text())), outputs_banner(r))
         page_path.write_text(json.dumps(page, indent=1, ensure_ascii=False) + "\n")
-    if (run / "run.json").is_file() and update:  # the run of record stays; the update is listed under it
-        kept = json.loads((dest / "run.json").read_text()) if (dest / "run.json").is_file() else {}
-        entry = {**json.loads((run / "run.json").read_text()), "notebooks": [f"{r['paper']}/{r['notebook']}" for r in ok]}
-        _write_json(dest / "run.json", {**kept, "updates": kept.get("updates", []) + [entry]})
-    elif (run / "run.json").is_file():
+    if (run / "run.json").is_file() and not update:
         shutil.copy2(run / "run.json", dest / "run.json")
+    elif (run / "run.json").is_file():  # the run of record stays; the update is listed under it
+        record = json.loads((dest / "run.json").read_text()) if (dest / "run.json").is_file() else {}
+        entry = {**json.loads((run / "run.json").read_text()), "notebooks": [f"{r['paper']}/{r['notebook']}" for r in ok]}
+        _write_json(dest / "run.json", {**record, "updates": record.get("updates", []) + [entry]})
     return build_report(dest)
 
 # %% ../../nbs/core/13_reference.ipynb #221c799e
